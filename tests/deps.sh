@@ -1,0 +1,22 @@
+#!/bin/bash
+# Install the Debian 12 packages the build, the guests and the tests need.
+# Does nothing (and needs no network) when they are all there.
+set -euo pipefail
+pkgs=(
+	build-essential cmake pkg-config	# the user-space build
+	linux-source-6.1 flex bison bc libelf-dev libssl-dev cpio rsync kmod
+	python3-ply python3-git			# checkpatch.pl's SPDX check
+	qemu-system-x86 busybox-static e2fsprogs	# the quick guest
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "tests/deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || {
+	apt-get update -qq >&2
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}

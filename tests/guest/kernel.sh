@@ -1,0 +1,315 @@
+#!/bin/sh
+# The kernel contract (Documentation/filesystems/trashbin.rst), one case
+# per behaviour, on a fresh ext4 disk mounted at /mnt.
+. ./lib.sh
+
+A=1000		# an unprivileged user
+B=1001		# another one
+
+# 1. Unflagged files are deleted for real; nothing appears in the trash.
+t_unflagged() {
+	reset_trash
+	fresh_dir t1 $A
+	as $A sh -c 'echo data > /mnt/t1/plain && rm /mnt/t1/plain' ||
+		die "rm failed"
+	check_absent $M/t1/plain
+	check_absent $T/$A
+	check_eq "trash entries" 0 "$(ls -A $T | wc -l)"
+}
+
+# 2. +u and +s files go to /.trash/<uid>/ intact, with their metadata.
+trashed_intact() {	# FLAG NAME
+	reset_trash
+	fresh_dir t2 $A
+	f=$M/t2/$2
+	as $A sh -c "printf 'contents of %s\n' $2 > $f && chmod 640 $f &&
+		touch -d '2021-02-03 04:05:06' $f && tbtool chattr +$1 $f" ||
+		die "setup failed"
+	before=$(stat -c '%u %g %a %Y %s %i' $f)
+	sum=$(md5sum < $f)
+	t0=$(date +%s)
+	as $A rm $f || die "rm failed"
+	t1=$(date +%s)
+	check_absent $f
+	e=$T/$A/$2
+	check_exists $e
+	check_eq "owner, mode, mtime, size, inode" "$before" \
+		"$(stat -c '%u %g %a %Y %s %i' $e)"
+	check_eq "contents" "$sum" "$(md5sum < $e)"
+	check_eq "flags kept" "$1" "$(tbtool lsattr $e)"
+	check_eq "trash.path" "t2/$2" "$(xget $e path)"
+	check_eq "trash.uid" "$A" "$(xget $e uid)"
+	t=$(xget $e time)
+	case "$t" in
+	[0-9]*.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) ;;
+	*) die "trash.time '$t' is not SECONDS.NANOSECONDS" ;;
+	esac
+	[ "${t%.*}" -ge "$t0" ] && [ "${t%.*}" -le "$t1" ] ||
+		die "trash.time $t not within [$t0, $t1]"
+	# A user cannot read or forge the trusted.* record.
+	as $A tbtool getxattr $e trusted.trash.path 2>/dev/null &&
+		die "user read trusted.trash.path"
+	as $A tbtool setxattr $e trusted.trash.path etc/shadow 2>/dev/null &&
+		die "user forged trusted.trash.path"
+	check_eq "trash.path after forgery" "t2/$2" "$(xget $e path)"
+}
+t_trash_u() { trashed_intact u file-u.txt; }
+t_trash_s() { trashed_intact s file-s.txt; }
+
+# Root deleting a user's file: it goes to root's trash, owner kept.
+t_trash_by_deleter() {
+	reset_trash
+	fresh_dir t2b $A
+	as $A sh -c 'echo x > /mnt/t2b/f && tbtool chattr +u /mnt/t2b/f'
+	rm $M/t2b/f || die "rm failed"
+	check_exists $T/0/f
+	check_eq "owner" $A "$(stat -c %u $T/0/f)"
+	check_eq "trash.uid" 0 "$(xget $T/0/f uid)"
+	check_absent $T/$A
+}
+
+# 3. No usable /.trash: nothing is trashed and nothing is followed.
+untrashed() {	# WHAT-THE-TRASH-IS
+	fresh_dir t3 $A
+	as $A sh -c 'echo x > /mnt/t3/f && tbtool chattr +u /mnt/t3/f'
+	as $A rm $M/t3/f || die "rm failed with $1"
+	check_absent $M/t3/f
+}
+t_no_trash() {
+	rm -rf $T
+	untrashed "no /.trash"
+	check_absent $T
+}
+t_trash_symlink() {
+	rm -rf $T $M/elsewhere
+	mkdir -m 0755 $M/elsewhere
+	ln -s elsewhere $T
+	untrashed "/.trash a symlink"
+	check_eq "entries behind the symlink" 0 "$(ls -A $M/elsewhere | wc -l)"
+	rm $T
+}
+t_trash_not_root() {
+	reset_trash
+	chown $A $T
+	untrashed "/.trash owned by $A"
+	check_eq "entries" 0 "$(ls -A $T | wc -l)"
+}
+t_trash_writable() {
+	for mode in 0775 0757 0777 1777; do
+		reset_trash
+		chmod $mode $T
+		untrashed "/.trash mode $mode"
+		check_eq "entries with mode $mode" 0 "$(ls -A $T | wc -l)"
+	done
+}
+t_trash_file() {
+	rm -rf $T
+	echo not a dir > $T
+	untrashed "/.trash a regular file"
+	check_eq "/.trash untouched" "not a dir" "$(cat $T)"
+	rm $T
+}
+
+# 4. The per-uid directory: made on demand, the deleter's, 0700, private.
+t_uid_dir() {
+	reset_trash
+	fresh_dir t4 $A
+	as $A sh -c 'echo secret > /mnt/t4/f && tbtool chattr +u /mnt/t4/f &&
+		rm /mnt/t4/f' || die "rm failed"
+	check_eq "owner and mode" "$A 700 directory" \
+		"$(stat -c '%u %a %F' $T/$A)"
+	as $B ls $T/$A >/dev/null 2>&1 && die "$B listed $A's trash"
+	as $B cat $T/$A/f >/dev/null 2>&1 && die "$B read $A's trash"
+	as $A cat $T/$A/f >/dev/null || die "$A cannot read own trash"
+	for u in 100000 4294967294; do
+		fresh_dir t4u $u
+		as $u sh -c 'echo x > /mnt/t4u/g && tbtool chattr +u /mnt/t4u/g &&
+			rm /mnt/t4u/g' || die "rm as $u failed"
+		check_eq "dir of $u" "$u 700" "$(stat -c '%u %a' $T/$u)"
+		check_exists $T/$u/g
+		check_eq "trash.uid of $u" $u "$(xget $T/$u/g uid)"
+	done
+}
+
+# 5. Collisions: 1,000 deletions of one name, and a 255-byte name.
+t_collisions() {
+	reset_trash
+	fresh_dir t5 $A
+	tbtool chattr +u $M/t5
+	as $A tbtool churn $M/t5 same 1000 || die "churn failed"
+	check_eq "entries" 1000 "$(count_entries $T/$A)"
+	tbtool trashls $T/$A > /tmp/t5.ls
+	check_eq "entries naming t5/same" 1000 \
+		"$(cut -f2 /tmp/t5.ls | grep -cx 't5/same')"
+	# Each entry is a different deletion: contents 0..999, once each.
+	check_eq "distinct contents" 1000 \
+		"$(cat $T/$A/* | sort -un | wc -l)"
+	check_eq "first and last" "0 999" \
+		"$(cat $T/$A/* | sort -n | sed -n '1p;$p' | tr '\n' ' ' |
+		sed 's/ $//')"
+	long=$(printf '%0255d' 0 | tr 0 L)
+	for i in 1 2 3; do
+		echo $i > $M/t5/$long || die "cannot create a 255-byte name"
+		rm $M/t5/$long || die "rm of the 255-byte name failed ($i)"
+	done
+	tbtool trashls $T/$A | grep "	t5/$long	" > /tmp/t5.long
+	check_eq "long-name entries" 3 "$(wc -l < /tmp/t5.long)"
+	cut -f1 /tmp/t5.long | while read -r n; do
+		[ ${#n} -le 255 ] || die "entry name of ${#n} bytes"
+	done
+}
+
+# 6. Hard links: only the last link goes to the trash.
+t_hard_links() {
+	reset_trash
+	fresh_dir t6 $A
+	as $A sh -c 'echo linked > /mnt/t6/a && tbtool chattr +u /mnt/t6/a &&
+		ln /mnt/t6/a /mnt/t6/b && rm /mnt/t6/a' || die "rm a failed"
+	check_eq "entries after first link" 0 "$(count_entries $T/$A)"
+	check_eq "b intact" linked "$(cat $M/t6/b)"
+	as $A rm $M/t6/b || die "rm b failed"
+	check_eq "b in trash" "linked" "$(cat $T/$A/b)"
+	check_eq "b's path" "t6/b" "$(xget $T/$A/b path)"
+}
+
+# 7. A rename over a flagged file trashes the replaced file.
+t_rename_over() {
+	reset_trash
+	fresh_dir t7 $A
+	as $A sh -c 'cd /mnt/t7 && echo old > old && tbtool chattr +u old &&
+		echo new > new && mv new old' || die "mv failed"
+	check_eq "old now" new "$(cat $M/t7/old)"
+	check_absent $M/t7/new
+	check_eq "replaced file" old "$(cat $T/$A/old)"
+	check_eq "its path" t7/old "$(xget $T/$A/old path)"
+	check_eq "its links" 1 "$(stat -c %h $T/$A/old)"
+	# rename(2) directly, over a +s file
+	as $A sh -c 'cd /mnt/t7 && echo old2 > b && tbtool chattr +s b &&
+		echo new2 > a && tbtool rename a b' || die "rename failed"
+	check_eq "b now" new2 "$(cat $M/t7/b)"
+	check_eq "replaced b" old2 "$(cat $T/$A/b)"
+	# Renaming a flagged file itself trashes nothing.
+	as $A sh -c 'cd /mnt/t7 && mv old moved' || die "plain mv failed"
+	check_eq "entries" 2 "$(count_entries $T/$A)"
+}
+
+# 8. A +u directory: files made in it later inherit the flag; rm -rf of
+#    the tree trashes every regular file with its path.
+t_dir_inherit() {
+	reset_trash
+	fresh_dir t8 $A
+	as $A sh -c 'cd /mnt/t8 && mkdir proj && tbtool chattr +u proj &&
+		mkdir -p proj/src/lib proj/doc && echo m > proj/main.c &&
+		echo l > proj/src/lib/l.c && echo s > proj/src/s.c &&
+		echo d > proj/doc/README && ln -s main.c proj/link &&
+		mkfifo proj/fifo' || die "setup failed"
+	check_eq "inherited" u "$(tbtool lsattr $M/t8/proj/src/lib/l.c)"
+	as $A rm -rf $M/t8/proj || die "rm -rf failed"
+	check_absent $M/t8/proj
+	tbtool trashls $T/$A | cut -f2 | sort > /tmp/t8.paths
+	printf '%s\n' t8/proj/doc/README t8/proj/main.c t8/proj/src/lib/l.c \
+		t8/proj/src/s.c > /tmp/t8.want
+	check_eq "trashed paths" "$(cat /tmp/t8.want)" "$(cat /tmp/t8.paths)"
+}
+
+# 9. Inside /.trash every unlink is real.
+t_unlink_in_trash() {
+	reset_trash
+	fresh_dir t9 $A
+	as $A sh -c 'echo x > /mnt/t9/f && tbtool chattr +u /mnt/t9/f &&
+		rm /mnt/t9/f' || die "rm failed"
+	check_eq "entries" 1 "$(count_entries $T/$A)"
+	as $A rm $T/$A/f || die "user could not empty own trash"
+	check_eq "entries after emptying" 0 "$(count_entries $T/$A)"
+	# Root purging works the same, and so does rm -rf of the whole trash.
+	as $A sh -c 'echo y > /mnt/t9/g && tbtool chattr +s /mnt/t9/g &&
+		rm /mnt/t9/g'
+	rm $T/$A/g || die "root purge failed"
+	check_eq "entries after purge" 0 "$(count_entries $T/$A)"
+}
+
+# 10. A move that cannot be done fails the unlink; the file stays.
+t_move_fails() {
+	reset_trash
+	fresh_dir t10 $A
+	as $A sh -c 'echo keep > /mnt/t10/f && tbtool chattr +u /mnt/t10/f'
+	echo squatter > $T/$A
+	check_eq "errno, trash dir a file" ENOTDIR "$(as $A tbtool unlink $M/t10/f)"
+	check_eq "file kept" keep "$(cat $M/t10/f)"
+	as $A rm $M/t10/f 2>/dev/null && die "rm succeeded"
+	check_eq "file kept after rm" keep "$(cat $M/t10/f)"
+	rm $T/$A
+	mkdir -m 0500 $T/$A && chown $A:$A $T/$A
+	check_eq "errno, trash dir read-only" EACCES \
+		"$(as $A tbtool unlink $M/t10/f)"
+	check_eq "file kept" keep "$(cat $M/t10/f)"
+	check_eq "no xattr left" "" "$(xget $M/t10/f path)"
+	as $A sh -c 'echo other > /mnt/t10/g'
+	check_eq "errno, rename over" EACCES \
+		"$(as $A tbtool rename $M/t10/g $M/t10/f)"
+	check_eq "target kept" keep "$(cat $M/t10/f)"
+	check_eq "source kept" other "$(cat $M/t10/g)"
+	chmod 0700 $T/$A
+	as $A rm $M/t10/f || die "rm failed once the trash was writable"
+	check_eq "trashed at last" keep "$(cat $T/$A/f)"
+}
+
+# 11. The run-time switches.
+t_switches() {
+	reset_trash
+	fresh_dir t11 $A
+	check_eq "enabled by default" 1 "$(cat /proc/sys/fs/trashbin/enabled)"
+	echo 0 > /proc/sys/fs/trashbin/enabled
+	as $A sh -c 'echo x > /mnt/t11/off && tbtool chattr +u /mnt/t11/off &&
+		rm /mnt/t11/off'
+	rc=$?
+	echo 1 > /proc/sys/fs/trashbin/enabled
+	check_eq "rm with the feature off" 0 $rc
+	check_absent $M/t11/off
+	check_eq "entries with the feature off" 0 "$(count_entries $T/$A)"
+	echo 0 > /proc/sys/fs/trashbin/record_path
+	as $A sh -c 'echo x > /mnt/t11/nopath && tbtool chattr +u /mnt/t11/nopath &&
+		rm /mnt/t11/nopath'
+	rc=$?
+	echo 1 > /proc/sys/fs/trashbin/record_path
+	check_eq "rm with path recording off" 0 $rc
+	check_exists $T/$A/nopath
+	xget $T/$A/nopath path && die "a path was recorded"
+	check_eq "uid still recorded" $A "$(xget $T/$A/nopath uid)"
+	echo 2 > /proc/sys/fs/trashbin/enabled 2>/dev/null &&
+		die "enabled accepted 2"
+	check_eq "enabled after a bad write" 1 \
+		"$(cat /proc/sys/fs/trashbin/enabled)"
+}
+
+# 12. Stress: many processes, shared names, all accounted for.
+t_stress() {
+	reset_trash
+	fresh_dir t12 $A
+	tbtool chattr +u $M/t12
+	as $A tbtool stress $M/t12 4 1500 || die "stress failed"
+	check_eq "entries" 6000 "$(count_entries $T/$A)"
+	check_eq "left behind" 0 "$(find $M/t12 -type f | wc -l)"
+	tbtool trashls $T/$A | cut -f2 | sort -u > /tmp/t12.paths
+	check_eq "distinct paths" 6000 "$(wc -l < /tmp/t12.paths)"
+}
+
+run_test "unflagged file is deleted, trash untouched" t_unflagged
+run_test "+u file trashed intact with path, time and deleter" t_trash_u
+run_test "+s file trashed intact with path, time and deleter" t_trash_s
+run_test "trash of the deleter, owner kept" t_trash_by_deleter
+run_test "no /.trash: deleted for real" t_no_trash
+run_test "/.trash a symlink: not followed" t_trash_symlink
+run_test "/.trash not owned by root: ignored" t_trash_not_root
+run_test "/.trash group/world writable: ignored" t_trash_writable
+run_test "/.trash a regular file: ignored" t_trash_file
+run_test "per-uid dir on demand, 0700, private; big uids" t_uid_dir
+run_test "1,000 collisions and a 255-byte name" t_collisions
+run_test "hard links: only the last link is trashed" t_hard_links
+run_test "mv and rename(2) over a flagged file trash it" t_rename_over
+run_test "+u directory: inherited, rm -rf trashes the tree" t_dir_inherit
+run_test "unlink inside /.trash is real" t_unlink_in_trash
+run_test "failed move fails the unlink, file kept" t_move_fails
+run_test "fs.trashbin.enabled and record_path" t_switches
+run_test "stress: 4 processes, 6,000 shared names" t_stress
+done_testing

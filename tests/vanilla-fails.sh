@@ -1,0 +1,26 @@
+#!/bin/bash
+# The kernel suite on the unpatched kernel (same config, no series) must
+# fail its trash cases and pass the ones that need no trash: proof that
+# the suite tests the patch.  A separate target, not part of CI:
+#   ctest --test-dir build -L vanilla
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$("$top/vm/quick/run.sh" --vanilla --suite kernel --timeout 900 2>&1)
+echo "$out"
+fail=0
+# These need no trash bin: they must pass on any kernel.
+for name in "unflagged file is deleted" "no /.trash: deleted for real" \
+	    "/.trash a symlink: not followed"; do
+	grep -q "^ok [0-9]* - $name" <<<"$out" ||
+		{ echo "FAIL: '$name' should pass on the vanilla kernel"; fail=1; }
+done
+# These are the patch: they must fail without it.
+for name in "+u file trashed intact" "+s file trashed intact" \
+	    "per-uid dir on demand" "1,000 collisions" \
+	    "mv and rename(2) over a flagged file" "+u directory: inherited" \
+	    "failed move fails the unlink" "fs.trashbin.enabled" "stress:"; do
+	grep -qF "not ok" <<<"$(grep -F -- "- $name" <<<"$out")" ||
+		{ echo "FAIL: '$name' passed on the vanilla kernel"; fail=1; }
+done
+[ $fail = 0 ] && echo "vanilla kernel fails the trash cases, as it must"
+exit $fail

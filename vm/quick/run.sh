@@ -1,0 +1,85 @@
+#!/bin/bash
+# Boot the quick guest (busybox initramfs, fresh ext4 disk) under QEMU TCG,
+# run one guest suite and report its TAP.  Fails on any failed or missing
+# test, a guest that does not finish in time, or any kernel BUG, WARNING,
+# lockdep or KASAN report on the console.
+#
+#   vm/quick/run.sh [--vanilla] [--suite NAME] [--timeout SECONDS]
+#                   [--disk-size SIZE] [--keep DIR]
+#
+# The kernel comes from kernel/build.sh ($TRASHBIN_BZIMAGE overrides it).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+flavor=--patched suite=kernel timeout=600 disk_size=2G keep=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--vanilla) flavor=--vanilla ;;
+	--suite) suite=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	--disk-size) disk_size=$2; shift ;;
+	--keep) keep=$2; shift ;;
+	*) echo "usage: $0 [--vanilla] [--suite NAME] [--timeout S] [--disk-size SIZE] [--keep DIR]" >&2
+	   exit 2 ;;
+	esac
+	shift
+done
+[ -f "$top/tests/guest/$suite.sh" ] || { echo "no guest suite '$suite'" >&2; exit 2; }
+
+kernel=${TRASHBIN_BZIMAGE:-}
+[ "$flavor" = --vanilla ] && kernel=${TRASHBIN_BZIMAGE_VANILLA:-}
+[ -n "$kernel" ] || kernel=$("$top/kernel/build.sh" "$flavor")
+
+work=${keep:-$(mktemp -d)}
+mkdir -p "$work"
+[ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
+"$here/mkinitramfs.sh" "$work/initramfs.cpio.gz"
+rm -f "$work/disk.img" "$work/console.log" "$work/tap.log"
+truncate -s "$disk_size" "$work/disk.img"
+mkfs.ext4 -q -F -N 400000 "$work/disk.img"
+
+echo "# booting $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") kernel, suite '$suite', timeout ${timeout}s"
+rc=0
+timeout -k 10 "$timeout" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
+	-nodefaults -display none -no-reboot \
+	-kernel "$kernel" -initrd "$work/initramfs.cpio.gz" \
+	-append "console=ttyS0 panic=-1 trashbin.suite=$suite" \
+	-drive "file=$work/disk.img,format=raw,if=virtio" \
+	-serial "file:$work/console.log" -serial "file:$work/tap.log" \
+	</dev/null || rc=$?
+
+# Serial output may carry \r and terminal escapes: strip them.
+clean() { sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' -e 's/\r$//' "$1"; }
+clean "$work/tap.log" > "$work/tap.txt" 2>/dev/null || true
+cat "$work/tap.txt"
+
+failed=0
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "not ok - guest did not finish within ${timeout}s (killed)"
+	failed=1
+elif [ "$rc" != 0 ]; then
+	echo "not ok - qemu exited with status $rc"
+	failed=1
+fi
+grep -q '^# trashbin-guest-done' "$work/tap.txt" ||
+	{ echo "not ok - the guest did not report completion"; failed=1; }
+grep -q '^Bail out!' "$work/tap.txt" && failed=1
+pass=$(grep -c '^ok ' "$work/tap.txt" || true)
+fail=$(grep -c '^not ok ' "$work/tap.txt" || true)
+plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$work/tap.txt" | tail -n 1)
+if [ -z "$plan" ] || [ "$plan" != $((pass + fail)) ] || [ "$plan" = 0 ]; then
+	echo "not ok - TAP plan '${plan:-none}' does not match $((pass + fail)) results"
+	failed=1
+fi
+if clean "$work/console.log" | grep -nE \
+	'BUG:|WARNING:|INFO: possible|INFO: task .* blocked|lockdep|KASAN|UBSAN|Kernel panic|general protection|Oops' \
+	> "$work/oops.txt"; then
+	echo "not ok - kernel reported problems on the console:"
+	sed 's/^/#   /' "$work/oops.txt" | head -n 40
+	clean "$work/console.log" | grep -A 30 -m 1 -E 'BUG:|WARNING:|INFO: possible' | sed 's/^/#   /'
+	failed=1
+fi
+[ "$fail" = 0 ] || failed=1
+echo "$pass passed, $fail failed"
+exit $failed
