@@ -9,6 +9,7 @@ top=$(cd "$here/../.." && pwd)
 out=${1:?usage: $0 OUT.cpio.gz}
 
 root=$(mktemp -d)
+chmod 0755 "$root"
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,mnt,etc,usr/local/bin,tests}
 cp /bin/busybox "$root/bin/busybox"

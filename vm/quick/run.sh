@@ -39,7 +39,7 @@ rm -f "$work/disk.img" "$work/console.log" "$work/tap.log"
 truncate -s "$disk_size" "$work/disk.img"
 mkfs.ext4 -q -F -N 400000 "$work/disk.img"
 
-echo "# booting $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") kernel, suite '$suite', timeout ${timeout}s"
+echo "# booting the ${flavor#--} kernel ($kernel), suite '$suite', timeout ${timeout}s"
 rc=0
 timeout -k 10 "$timeout" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
 	-nodefaults -display none -no-reboot \
@@ -73,7 +73,7 @@ if [ -z "$plan" ] || [ "$plan" != $((pass + fail)) ] || [ "$plan" = 0 ]; then
 	failed=1
 fi
 if clean "$work/console.log" | grep -nE \
-	'BUG:|WARNING:|INFO: possible|INFO: task .* blocked|lockdep|KASAN|UBSAN|Kernel panic|general protection|Oops' \
+	'BUG:|WARNING:|INFO: possible|INFO: task .* blocked|inconsistent lock state|DEBUG_LOCKS_WARN_ON|suspicious RCU|KASAN|UBSAN|Kernel panic|general protection|Oops' \
 	> "$work/oops.txt"; then
 	echo "not ok - kernel reported problems on the console:"
 	sed 's/^/#   /' "$work/oops.txt" | head -n 40

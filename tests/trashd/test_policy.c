@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * policy.c: the override API the control socket will call, and the
+ * quota, retention, watermark and +s purges, each oldest first.
+ */
+#include <errno.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "testlib.h"
+
+struct state {
+	struct tl	t;
+	struct trashd	d;
+};
+
+static int
+setup(void **state)
+{
+	struct state *s = xcalloc(1, sizeof(*s));
+
+	tl_setup(&s->t);
+	tl_open(&s->t, &s->d, tl_config(&s->t), NULL);
+	*state = s;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct state *s = *state;
+
+	daemon_close(&s->d);
+	tl_teardown(&s->t);
+	free(s);
+	return 0;
+}
+
+static void
+stage(struct state *s, uint32_t uid, const char *name, int64_t t,
+    uint32_t flags, size_t len)
+{
+	struct tl_entry e = { .uid = uid, .name = name, .path = name,
+	    .time = t, .deleter = uid, .flags = flags };
+	char *buf = xmalloc(len ? len : 1);
+
+	memset(buf, 'q', len);
+	e.data = buf;
+	e.len = len;
+	tl_stage(&s->t, &e);
+	free(buf);
+}
+
+static bool
+in_trash(struct state *s, uint32_t uid, const char *name)
+{
+	char p[PATH_MAX];
+
+	tl_path(&s->t, p, sizeof(p), ".trash/%u/%s", uid, name);
+	return tl_exists(p);
+}
+
+static enum entry_state
+state_of(struct state *s, uint32_t uid, const char *name)
+{
+	struct entry e;
+	enum entry_state st;
+
+	assert_int_equal(tl_entry_by_name(&s->d, uid, name, &e), 0);
+	st = e.state;
+	entry_clear(&e);
+	return st;
+}
+
+static void
+test_overrides_api(void **state)
+{
+	struct state *s = *state;
+	struct policy p = { .quota = 100, .retention = 3600 }, g;
+
+	assert_int_equal(policy_get(&s->d, POLICY_USER, 1000, &g), -ENOENT);
+	assert_int_equal(policy_set(&s->d, POLICY_USER, 1000, &p, 0, 4242), 0);
+	assert_int_equal(policy_get(&s->d, POLICY_USER, 1000, &g), 0);
+	assert_int_equal(g.quota, 100);
+	assert_int_equal(g.retention, 3600);
+	p.retention = -1;	/* inherit */
+	assert_int_equal(policy_set(&s->d, POLICY_USER, 1000, &p, 0, 4242), 0);
+	assert_int_equal(policy_get(&s->d, POLICY_USER, 1000, &g), 0);
+	assert_int_equal(g.retention, -1);
+	p.quota = -5;
+	assert_int_equal(policy_set(&s->d, POLICY_USER, 1000, &p, 0, 1),
+	    -EINVAL);
+	assert_int_equal(policy_unset(&s->d, POLICY_USER, 1000, 0, 1), 0);
+	assert_int_equal(policy_unset(&s->d, POLICY_USER, 1000, 0, 1),
+	    -ENOENT);
+	assert_int_equal(tl_audit_count(&s->d, "policy-set"), 2);
+	assert_int_equal(tl_audit_count(&s->d, "policy-unset"), 2);
+}
+
+/* User override > most generous group override > config default. */
+static void
+test_effective(void **state)
+{
+	struct state *s = *state;
+	struct policy p, e;
+
+	s->d.conf->quota = 1000;
+	s->d.conf->retention = 86400;
+	assert_int_equal(policy_effective(&s->d, 0, &e), 0);
+	assert_int_equal(e.quota, 1000);
+	assert_int_equal(e.retention, 86400);
+	/* root is in group 0. */
+	p = (struct policy){ .quota = 5000, .retention = -1 };
+	assert_int_equal(policy_set(&s->d, POLICY_GROUP, 0, &p, 0, 1), 0);
+	assert_int_equal(policy_effective(&s->d, 0, &e), 0);
+	assert_int_equal(e.quota, 5000);
+	assert_int_equal(e.retention, 86400);
+	p = (struct policy){ .quota = 200, .retention = 60 };
+	assert_int_equal(policy_set(&s->d, POLICY_USER, 0, &p, 0, 1), 0);
+	assert_int_equal(policy_effective(&s->d, 0, &e), 0);
+	assert_int_equal(e.quota, 200);
+	assert_int_equal(e.retention, 60);
+	/* A uid without a passwd entry has no groups. */
+	assert_int_equal(policy_effective(&s->d, 3999999, &e), 0);
+	assert_int_equal(e.quota, 1000);
+	assert_int_equal(policy_unset(&s->d, POLICY_USER, 0, 0, 1), 0);
+	assert_int_equal(policy_unset(&s->d, POLICY_GROUP, 0, 0, 1), 0);
+	s->d.conf->quota = 0;
+	s->d.conf->retention = 0;
+}
+
+static void
+test_quota_oldest_first(void **state)
+{
+	struct state *s = *state;
+	struct policy p = { .quota = 250, .retention = -1 };
+
+	/* Staged newest first: the order comes from the deletion time. */
+	stage(s, 2000, "q4", 400, FS_UNRM_FL, 100);
+	stage(s, 2000, "q3", 300, FS_UNRM_FL, 100);
+	stage(s, 2000, "q1", 100, FS_UNRM_FL, 100);
+	stage(s, 2000, "q2", 200, FS_UNRM_FL, 100);
+	stage(s, 2001, "other", 50, FS_UNRM_FL, 100);
+	assert_int_equal(scan_all(&s->d), 0);
+	assert_int_equal(policy_set(&s->d, POLICY_USER, 2000, &p, 0, 1), 0);
+	assert_int_equal(policy_quota(&s->d, &s->d.fs[0]), 0);
+	assert_false(in_trash(s, 2000, "q1"));
+	assert_false(in_trash(s, 2000, "q2"));
+	assert_true(in_trash(s, 2000, "q3"));
+	assert_true(in_trash(s, 2000, "q4"));
+	assert_true(in_trash(s, 2001, "other"));	/* no quota for 2001 */
+	assert_int_equal(state_of(s, 2000, "q1"), ENTRY_PURGED);
+	assert_int_equal(state_of(s, 2000, "q2"), ENTRY_PURGED);
+	assert_int_equal(state_of(s, 2000, "q3"), ENTRY_TRASHED);
+	assert_int_equal(tl_audit_count(&s->d, "purged"), 2);
+	/* Within quota now: nothing more goes. */
+	assert_int_equal(policy_quota(&s->d, &s->d.fs[0]), 0);
+	assert_true(in_trash(s, 2000, "q3"));
+}
+
+static void
+test_retention(void **state)
+{
+	struct state *s = *state;
+	int64_t now = time(NULL);
+
+	stage(s, 2002, "old", now - 10 * 86400, FS_UNRM_FL, 10);
+	stage(s, 2002, "older", now - 20 * 86400, FS_UNRM_FL, 10);
+	stage(s, 2002, "recent", now - 3600, FS_UNRM_FL, 10);
+	assert_int_equal(scan_all(&s->d), 0);
+	s->d.conf->retention = 7 * 86400;
+	assert_int_equal(policy_retention(&s->d, &s->d.fs[0],
+	    now * NSEC_PER_SEC), 0);
+	s->d.conf->retention = 0;
+	assert_false(in_trash(s, 2002, "old"));
+	assert_false(in_trash(s, 2002, "older"));
+	assert_true(in_trash(s, 2002, "recent"));
+	assert_int_equal(state_of(s, 2002, "recent"), ENTRY_TRASHED);
+	assert_int_equal(state_of(s, 2002, "old"), ENTRY_PURGED);
+}
+
+/* Below the watermark: oldest first across users, just enough. */
+static void
+test_watermark(void **state)
+{
+	struct state *s = *state;
+	struct tfs *fs = &s->d.fs[0];
+	struct entry e;
+	int64_t alloc;
+
+	stage(s, 3000, "w1", 10, FS_UNRM_FL, 4096);
+	stage(s, 3001, "w2", 20, FS_UNRM_FL, 4096);
+	stage(s, 3000, "w3", 30, FS_UNRM_FL, 4096);
+	stage(s, 3001, "w4", 40, FS_UNRM_FL, 4096);
+	assert_int_equal(scan_all(&s->d), 0);
+	assert_int_equal(tl_entry_by_name(&s->d, 3000, "w1", &e), 0);
+	alloc = e.alloc;
+	entry_clear(&e);
+	assert_true(alloc >= 4096);
+	/* Entries of earlier tests are younger (t >= 50) and stay. */
+	fs->watermark = 50;
+	/* Above the watermark: nothing happens. */
+	assert_int_equal(policy_watermark(&s->d, fs, 1000000, 600000), 0);
+	assert_true(in_trash(s, 3000, "w1"));
+	/* Short by 1.5 entries: the two oldest go, across both users. */
+	assert_int_equal(policy_watermark(&s->d, fs, 1000000,
+	    (uint64_t)(500000 - alloc - alloc / 2)), 0);
+	fs->watermark = 0;
+	assert_false(in_trash(s, 3000, "w1"));
+	assert_false(in_trash(s, 3001, "w2"));
+	assert_true(in_trash(s, 3000, "w3"));
+	assert_true(in_trash(s, 3001, "w4"));
+	assert_int_equal(state_of(s, 3001, "w2"), ENTRY_PURGED);
+}
+
+/* A +s entry purged is wiped, never just unlinked. */
+static void
+test_secure_purge_wipes(void **state)
+{
+	struct state *s = *state;
+	struct policy p = { .quota = 1, .retention = -1 };
+	char q[PATH_MAX];
+	struct entry e;
+
+	stage(s, 4000, "secret", 100, FS_SECRM_FL, 8192);
+	stage(s, 4000, "plain", 200, FS_UNRM_FL, 10);
+	assert_int_equal(scan_all(&s->d), 0);
+	assert_int_equal(policy_set(&s->d, POLICY_USER, 4000, &p, 0, 1), 0);
+	assert_int_equal(policy_quota(&s->d, &s->d.fs[0]), 0);
+	assert_int_equal(tl_entry_by_name(&s->d, 4000, "secret", &e), 0);
+	assert_int_equal(e.state, ENTRY_WIPING);
+	/* Queued in .wipe under its id, out of the user's reach. */
+	tl_path(&s->t, q, sizeof(q), ".trash/.wipe/%lld", (long long)e.id);
+	assert_true(tl_exists(q));
+	assert_false(in_trash(s, 4000, "secret"));
+	assert_int_equal(wipe_drain(&s->d), 0);
+	assert_false(tl_exists(q));
+	entry_clear(&e);
+	assert_int_equal(state_of(s, 4000, "secret"), ENTRY_WIPED);
+	assert_int_equal(state_of(s, 4000, "plain"), ENTRY_PURGED);
+	assert_int_equal(tl_audit_count(&s->d, "wiped"), 1);
+}
+
+static void
+test_secure_grace(void **state)
+{
+	struct state *s = *state;
+	int64_t now = time(NULL);
+
+	stage(s, 4001, "fresh", now - 10, FS_SECRM_FL, 10);
+	stage(s, 4001, "aged", now - 7200, FS_SECRM_FL, 10);
+	stage(s, 4001, "plain", now - 7200, FS_UNRM_FL, 10);
+	assert_int_equal(scan_all(&s->d), 0);
+	s->d.conf->grace = 3600;
+	assert_int_equal(policy_secure(&s->d, &s->d.fs[0],
+	    now * NSEC_PER_SEC), 0);
+	assert_int_equal(state_of(s, 4001, "aged"), ENTRY_WIPING);
+	assert_int_equal(state_of(s, 4001, "fresh"), ENTRY_TRASHED);
+	assert_int_equal(state_of(s, 4001, "plain"), ENTRY_TRASHED);
+	s->d.conf->grace = 0;
+	assert_int_equal(policy_secure(&s->d, &s->d.fs[0],
+	    now * NSEC_PER_SEC), 0);
+	assert_int_equal(state_of(s, 4001, "fresh"), ENTRY_WIPING);
+	assert_int_equal(state_of(s, 4001, "plain"), ENTRY_TRASHED);
+	assert_int_equal(wipe_drain(&s->d), 0);
+	assert_int_equal(state_of(s, 4001, "fresh"), ENTRY_WIPED);
+	assert_int_equal(state_of(s, 4001, "aged"), ENTRY_WIPED);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_overrides_api),
+		cmocka_unit_test(test_effective),
+		cmocka_unit_test(test_quota_oldest_first),
+		cmocka_unit_test(test_retention),
+		cmocka_unit_test(test_watermark),
+		cmocka_unit_test(test_secure_purge_wipes),
+		cmocka_unit_test(test_secure_grace),
+	};
+
+	log_init(1, 0);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * watch.c: entries arriving while trashd runs are indexed from inotify
+ * events; a new per-uid dir is watched and scanned; a rename inside the
+ * trash is not a departure; IN_Q_OVERFLOW (events lost) rescans.
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "testlib.h"
+
+struct state {
+	struct tl		 t;
+	struct trashd		 d;
+	struct event_base	*base;
+};
+
+static int
+setup(void **state)
+{
+	struct state *s = xcalloc(1, sizeof(*s));
+
+	tl_setup(&s->t);
+	tl_mkuid(&s->t, 1000);
+	s->base = event_base_new();
+	assert_non_null(s->base);
+	tl_open(&s->t, &s->d, tl_config(&s->t), s->base);
+	assert_true(s->d.inotify_fd >= 0);
+	*state = s;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct state *s = *state;
+
+	daemon_close(&s->d);
+	event_base_free(s->base);
+	tl_teardown(&s->t);
+	free(s);
+	return 0;
+}
+
+/* Run the loop until @uid has @n live entries; false after 5 s. */
+static bool
+settle(struct state *s, int64_t uid, int64_t n)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		event_base_loop(s->base, EVLOOP_NONBLOCK);
+		if (tl_count(&s->d, uid, ENTRY_LIVE) == n)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+static void
+test_new_entry(void **state)
+{
+	struct state *s = *state;
+	struct tl_entry n = { .uid = 1000, .name = "live.txt",
+	    .path = "home/alice/live.txt", .time = 5000, .deleter = 1000,
+	    .flags = FS_UNRM_FL, .data = "x", .len = 1 };
+	struct entry e;
+
+	tl_stage(&s->t, &n);
+	assert_true(settle(s, 1000, 1));
+	assert_int_equal(tl_entry_by_name(&s->d, 1000, "live.txt", &e), 0);
+	assert_string_equal(e.orig_path, "home/alice/live.txt");
+	assert_int_equal(e.deleted_ns, 5000 * NSEC_PER_SEC);
+	entry_clear(&e);
+}
+
+static void
+test_new_uid_dir(void **state)
+{
+	struct state *s = *state;
+	struct tl_entry n = { .uid = 1005, .name = "first", .path = "p/1",
+	    .time = 1, .deleter = 1005, .flags = FS_UNRM_FL };
+
+	/* The dir and its first entry arrive before trashd reads an event. */
+	tl_stage(&s->t, &n);
+	n.name = "second";
+	tl_stage(&s->t, &n);
+	assert_true(settle(s, 1005, 2));
+	/* And the new dir is watched from then on. */
+	n.name = "third";
+	tl_stage(&s->t, &n);
+	assert_true(settle(s, 1005, 3));
+}
+
+static void
+test_rename_and_delete(void **state)
+{
+	struct state *s = *state;
+	struct tl_entry n = { .uid = 1000, .name = "mv-me", .path = "p/mv",
+	    .time = 1, .deleter = 1000, .flags = FS_UNRM_FL };
+	char p[PATH_MAX], q[PATH_MAX];
+	struct entry e;
+	int64_t id, live = tl_count(&s->d, 1000, ENTRY_LIVE);
+
+	tl_stage(&s->t, &n);
+	assert_true(settle(s, 1000, live + 1));
+	assert_int_equal(tl_entry_by_name(&s->d, 1000, "mv-me", &e), 0);
+	id = e.id;
+	entry_clear(&e);
+
+	tl_path(&s->t, p, sizeof(p), ".trash/1000/mv-me");
+	tl_path(&s->t, q, sizeof(q), ".trash/1000/moved");
+	assert_int_equal(rename(p, q), 0);
+	assert_true(settle(s, 1000, live + 1));
+	assert_int_equal(tl_entry_by_name(&s->d, 1000, "moved", &e), 0);
+	assert_int_equal(e.id, id);
+	assert_int_equal(e.state, ENTRY_TRASHED);
+	entry_clear(&e);
+	assert_int_equal(tl_count(&s->d, 1000,
+	    ENTRY_STATE_MASK(ENTRY_RESTORED)), 0);
+
+	assert_int_equal(unlink(q), 0);
+	assert_true(settle(s, 1000, live));
+	assert_int_equal(index_get(s->d.db, id, &e), 0);
+	assert_int_equal(e.state, ENTRY_RESTORED);
+	entry_clear(&e);
+}
+
+static void
+drain_inotify(struct state *s)
+{
+	char buf[65536];
+
+	while (read(s->d.inotify_fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/* Lost events, then the overflow handler: all found again. */
+static void
+test_overflow_handler(void **state)
+{
+	struct state *s = *state;
+	struct tl_entry n = { .uid = 1000, .path = "p/o", .time = 1,
+	    .deleter = 1000, .flags = FS_UNRM_FL };
+	int64_t live = tl_count(&s->d, 1000, ENTRY_LIVE);
+
+	n.name = "lost1";
+	tl_stage(&s->t, &n);
+	n.name = "lost2";
+	tl_stage(&s->t, &n);
+	drain_inotify(s);	/* as if the queue had overflowed */
+	event_base_loop(s->base, EVLOOP_NONBLOCK);
+	assert_int_equal(tl_count(&s->d, 1000, ENTRY_LIVE), live);
+	watch_overflow(&s->d);
+	assert_int_equal(tl_count(&s->d, 1000, ENTRY_LIVE), live + 2);
+}
+
+/*
+ * The same through the event path: an IN_Q_OVERFLOW record read from the
+ * inotify fd (a pipe stands in for it) makes watch_read() rescan.
+ */
+static void
+test_overflow_event(void **state)
+{
+	struct state *s = *state;
+	struct tl_entry n = { .uid = 1000, .path = "p/o", .time = 1,
+	    .deleter = 1000, .flags = FS_UNRM_FL };
+	struct inotify_event ev = { .wd = -1, .mask = IN_Q_OVERFLOW };
+	int64_t live = tl_count(&s->d, 1000, ENTRY_LIVE);
+	int p[2], real;
+
+	n.name = "lost3";
+	tl_stage(&s->t, &n);
+	drain_inotify(s);
+	assert_int_equal(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+	assert_int_equal(write(p[1], &ev, sizeof(ev)), sizeof(ev));
+	real = s->d.inotify_fd;
+	s->d.inotify_fd = p[0];
+	assert_int_equal(watch_read(&s->d), 0);
+	s->d.inotify_fd = real;
+	close(p[0]);
+	close(p[1]);
+	assert_false(s->d.rescan);
+	assert_int_equal(tl_count(&s->d, 1000, ENTRY_LIVE), live + 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_new_entry),
+		cmocka_unit_test(test_new_uid_dir),
+		cmocka_unit_test(test_rename_and_delete),
+		cmocka_unit_test(test_overflow_handler),
+		cmocka_unit_test(test_overflow_event),
+	};
+
+	log_init(1, 0);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * wipe.c: no byte of a known marker is left in a file's former blocks.
+ * The blocks are read back from the block device under the scratch dir
+ * (FIEMAP physical offsets, st_dev -> /sys/dev/block/MAJ:MIN/uevent ->
+ * /dev/NAME, O_DIRECT, read-only): a control read first proves the reader
+ * sees the marker, so a pass can only mean the wipe reached the disk.
+ *
+ * Where the device may not be opened (some sandboxes refuse even a
+ * read-only open of a mounted disk), the same blocks are read through the
+ * file with O_DIRECT instead, and the test's own FIEMAP proves they are
+ * the same blocks before and after; the report says which was used.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "testlib.h"
+
+#define MIB		(1024 * 1024)
+#define MARKER_LEN	32
+#define MAX_EXT		64
+
+struct state {
+	struct tl	t;
+	int		devfd;
+	char		marker[MARKER_LEN + 1];
+};
+
+struct ext {
+	uint64_t	logical;
+	uint64_t	physical;
+	uint64_t	length;
+};
+
+static int
+dev_open(dev_t dev)
+{
+	char p[128], line[256], name[128] = "";
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/uevent", major(dev),
+	    minor(dev));
+	if ((f = fopen(p, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "DEVNAME=", 8) == 0)
+			sscanf(line + 8, "%127s", name);
+	fclose(f);
+	if (name[0] == '\0')
+		return -1;
+	snprintf(p, sizeof(p), "/dev/%s", name);
+	return open(p, O_RDONLY | O_DIRECT | O_CLOEXEC);
+}
+
+static int
+setup(void **state)
+{
+	struct state *s = xcalloc(1, sizeof(*s));
+	struct stat st;
+
+	tl_setup(&s->t);
+	assert_int_equal(stat(s->t.fs, &st), 0);
+	s->devfd = dev_open(st.st_dev);
+	if (s->devfd < 0)
+		fprintf(stderr, "NOTE: block device of %s not readable (%s): "
+		    "blocks are read back through the file with O_DIRECT\n",
+		    s->t.fs, strerror(errno));
+	else
+		fprintf(stderr, "NOTE: blocks are read back from the block "
+		    "device\n");
+	snprintf(s->marker, sizeof(s->marker), "<TRASHD-MARKER-%08x-%06d>",
+	    (unsigned)getpid() * 2654435761U, getpid() % 1000000);
+	*state = s;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct state *s = *state;
+
+	if (s->devfd >= 0)
+		close(s->devfd);
+	tl_teardown(&s->t);
+	free(s);
+	return 0;
+}
+
+/* The test's own FIEMAP reader, independent of wipe.c's. */
+static size_t
+fiemap(int fd, struct ext *out)
+{
+	struct fiemap *fm = xcalloc(1, sizeof(*fm) +
+	    MAX_EXT * sizeof(struct fiemap_extent));
+	size_t i, n;
+
+	fm->fm_length = FIEMAP_MAX_OFFSET;
+	fm->fm_flags = FIEMAP_FLAG_SYNC;
+	fm->fm_extent_count = MAX_EXT;
+	assert_int_equal(ioctl(fd, FS_IOC_FIEMAP, fm), 0);
+	n = fm->fm_mapped_extents;
+	assert_true(n < MAX_EXT);
+	for (i = 0; i < n; i++) {
+		out[i].logical = fm->fm_extents[i].fe_logical;
+		out[i].physical = fm->fm_extents[i].fe_physical;
+		out[i].length = fm->fm_extents[i].fe_length;
+	}
+	free(fm);
+	return n;
+}
+
+/*
+ * Count the marker in the disk's copy of extents @v of file @fd;
+ * *@zero: all zero bytes.  From the device, or through the file
+ * (O_DIRECT, logical offsets) if the device cannot be read.
+ */
+static size_t
+scan_device(struct state *s, int fd, const struct ext *v, size_t n,
+    bool *zero)
+{
+	unsigned char *buf;
+	size_t i, count = 0, len, want, k;
+	uint64_t off;
+	ssize_t got;
+	int rfd = s->devfd, ffd = -1;
+	char p[64];
+
+	if (rfd < 0) {
+		assert_true(fd >= 0);
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		ffd = open(p, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		assert_true(ffd >= 0);
+		rfd = ffd;
+	}
+	assert_int_equal(posix_memalign((void **)&buf, 4096, MIB), 0);
+	*zero = true;
+	for (i = 0; i < n; i++) {
+		for (off = 0; off < v[i].length; off += len) {
+			want = v[i].length - off < MIB ? v[i].length - off :
+			    MIB;
+			got = pread(rfd, buf, want, (off_t)((ffd >= 0 ?
+			    v[i].logical : v[i].physical) + off));
+			/* Through the file, the last block may be short. */
+			assert_true(got == (ssize_t)want || (ffd >= 0 &&
+			    got > 0 && i == n - 1));
+			len = (size_t)got;
+			for (k = 0; k + MARKER_LEN <= len; k++)
+				if (buf[k] == '<' && memcmp(buf + k,
+				    s->marker, MARKER_LEN) == 0)
+					count++;
+			for (k = 0; k < len && *zero; k++)
+				if (buf[k] != 0)
+					*zero = false;
+			if (len < want)
+				break;	/* end of file */
+		}
+	}
+	free(buf);
+	if (ffd >= 0)
+		close(ffd);
+	return count;
+}
+
+/* The file's extents did not move: its blocks are the ones read. */
+static void
+same_blocks(int fd, const struct ext *v, size_t n)
+{
+	struct ext w[MAX_EXT];
+	size_t m = fiemap(fd, w), i;
+
+	assert_int_equal(m, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(w[i].physical, v[i].physical);
+		assert_int_equal(w[i].length, v[i].length);
+	}
+}
+
+/* A file of @len marker bytes at @off (others left as holes). */
+static int
+make_marked(struct state *s, const char *rel, off_t off, size_t len)
+{
+	char p[PATH_MAX], *buf = xmalloc(len);
+	size_t i;
+	int fd;
+
+	for (i = 0; i < len; i += MARKER_LEN)
+		memcpy(buf + i, s->marker, MARKER_LEN);
+	tl_path(&s->t, p, sizeof(p), "%s", rel);
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, buf, len, off), (ssize_t)len);
+	assert_int_equal(fsync(fd), 0);
+	free(buf);
+	return fd;
+}
+
+static void
+test_overwrite_random(void **state)
+{
+	struct state *s = *state;
+	struct wipe_opts o = { .passes = 1 };
+	struct wipe_report rep = { 0 };
+	struct ext v[MAX_EXT];
+	size_t n;
+	bool zero;
+	int fd;
+
+	fd = make_marked(s, "home/random", 0, 4 * MIB);
+	n = fiemap(fd, v);
+	assert_true(n >= 1);
+	/* Control: the reader finds every marker before the wipe. */
+	assert_int_equal(scan_device(s, fd, v, n, &zero), 4 * MIB / MARKER_LEN);
+	assert_int_equal(wipe_overwrite(fd, &o, &rep), 0);
+	assert_int_equal(rep.passes, 1);
+	assert_int_equal(rep.bytes, 4 * MIB);
+	assert_false(rep.extents_changed);
+	same_blocks(fd, v, n);
+	assert_int_equal(scan_device(s, fd, v, n, &zero), 0);
+	assert_false(zero);	/* random data, not zeros */
+	close(fd);
+}
+
+static void
+test_overwrite_zero_verify(void **state)
+{
+	struct state *s = *state;
+	struct wipe_opts o = { .passes = 2, .zero = true, .verify = true };
+	struct wipe_report rep = { 0 };
+	struct ext v[MAX_EXT];
+	size_t n;
+	bool zero;
+	int fd;
+
+	fd = make_marked(s, "home/zero", 0, 2 * MIB + 8192);
+	n = fiemap(fd, v);
+	assert_int_equal(scan_device(s, fd, v, n, &zero),
+	    (2 * MIB + 8192) / MARKER_LEN);
+	assert_int_equal(wipe_overwrite(fd, &o, &rep), 0);
+	assert_int_equal(rep.passes, 3);
+	assert_true(rep.verified);
+	same_blocks(fd, v, n);
+	assert_int_equal(scan_device(s, fd, v, n, &zero), 0);
+	assert_true(zero);
+	close(fd);
+}
+
+static void
+test_overwrite_random_verify(void **state)
+{
+	struct state *s = *state;
+	struct wipe_opts o = { .passes = 1, .verify = true };
+	struct wipe_report rep = { 0 };
+	struct ext v[MAX_EXT];
+	size_t n;
+	bool zero;
+	int fd;
+
+	/* Not a multiple of the block size: the tail block is covered. */
+	fd = make_marked(s, "home/rv", 0, 3 * MIB + 100 * MARKER_LEN);
+	n = fiemap(fd, v);
+	assert_true(scan_device(s, fd, v, n, &zero) > 0);
+	assert_int_equal(wipe_overwrite(fd, &o, &rep), 0);
+	assert_true(rep.verified);
+	same_blocks(fd, v, n);
+	assert_int_equal(scan_device(s, fd, v, n, &zero), 0);
+	close(fd);
+}
+
+/* Holes are not written: the extents stay the same and the wipe holds. */
+static void
+test_sparse(void **state)
+{
+	struct state *s = *state;
+	struct wipe_opts o = { .passes = 1 };
+	struct wipe_report rep = { 0 };
+	struct ext v[MAX_EXT], w[MAX_EXT];
+	size_t n, m;
+	bool zero;
+	int fd;
+
+	fd = make_marked(s, "home/sparse", 0, MIB);
+	close(fd);
+	fd = make_marked(s, "home/sparse", 3 * MIB, MIB);
+	n = fiemap(fd, v);
+	assert_true(n >= 2);
+	assert_int_equal(scan_device(s, fd, v, n, &zero), 2 * MIB / MARKER_LEN);
+	assert_int_equal(wipe_overwrite(fd, &o, &rep), 0);
+	assert_int_equal(rep.bytes, 2 * MIB);
+	m = fiemap(fd, w);
+	assert_int_equal(m, n);
+	same_blocks(fd, v, n);
+	assert_int_equal(scan_device(s, fd, v, n, &zero), 0);
+	close(fd);
+}
+
+/* A second link: its data lives on, so the name is dropped, no more. */
+static void
+test_hardlink_unlinked_only(void **state)
+{
+	struct state *s = *state;
+	struct wipe_opts o = { .passes = 1 };
+	struct wipe_report rep;
+	char p[PATH_MAX], q[PATH_MAX], *data;
+	size_t len;
+	int fd;
+
+	fd = make_marked(s, "home/shared", 0, 64 * 1024);
+	close(fd);
+	tl_path(&s->t, p, sizeof(p), "home/shared");
+	tl_path(&s->t, q, sizeof(q), ".trash/.wipe-test");
+	assert_int_equal(mkdir(q, 0700), 0);
+	tl_path(&s->t, q, sizeof(q), ".trash/.wipe-test/1");
+	assert_int_equal(link(p, q), 0);
+	tl_path(&s->t, q, sizeof(q), ".trash/.wipe-test");
+	fd = open(q, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(wipe_file(fd, "1", NULL, 0, -1, &o, &rep), 0);
+	assert_int_equal(rep.nlink, 2);
+	assert_int_equal(rep.bytes, 0);
+	assert_int_equal(faccessat(fd, "1", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	close(fd);
+	data = tl_read_file(p, &len);
+	assert_int_equal(len, 64 * 1024);
+	assert_memory_equal(data, s->marker, MARKER_LEN);
+	assert_memory_equal(data + len - MARKER_LEN, s->marker, MARKER_LEN);
+	free(data);
+}
+
+static void
+test_wrong_identity_refused(void **state)
+{
+	struct state *s = *state;
+	struct wipe_opts o = { .passes = 1 };
+	struct wipe_report rep;
+	struct ident other = { 1, 2 };
+	char p[PATH_MAX], *data;
+	size_t len;
+	int fd, dfd;
+
+	fd = make_marked(s, "home/notme", 0, 8192);
+	close(fd);
+	tl_path(&s->t, p, sizeof(p), "home");
+	dfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(wipe_file(dfd, "notme", &other, 0, -1, &o, &rep),
+	    -ESTALE);
+	close(dfd);
+	tl_path(&s->t, p, sizeof(p), "home/notme");
+	data = tl_read_file(p, &len);
+	assert_int_equal(len, 8192);
+	assert_memory_equal(data, s->marker, MARKER_LEN);
+	free(data);
+}
+
+static void
+test_symlink_not_followed(void **state)
+{
+	struct state *s = *state;
+	struct wipe_opts o = { .passes = 1 };
+	struct wipe_report rep;
+	char p[PATH_MAX], q[PATH_MAX], *data;
+	size_t len;
+	int fd, dfd;
+
+	fd = make_marked(s, "home/target", 0, 8192);
+	close(fd);
+	tl_path(&s->t, p, sizeof(p), "home/target");
+	tl_path(&s->t, q, sizeof(q), "home/evil-link");
+	assert_int_equal(symlink(p, q), 0);
+	tl_path(&s->t, q, sizeof(q), "home");
+	dfd = open(q, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(wipe_file(dfd, "evil-link", NULL, 0, -1, &o, &rep),
+	    0);
+	assert_int_equal(rep.bytes, 0);
+	assert_int_equal(faccessat(dfd, "evil-link", F_OK,
+	    AT_SYMLINK_NOFOLLOW), -1);
+	close(dfd);
+	data = tl_read_file(p, &len);
+	assert_memory_equal(data, s->marker, MARKER_LEN);
+	free(data);
+}
+
+/* The daemon's path: a +s entry purged, queued, wiped, recorded. */
+static void
+test_entry_flow(void **state)
+{
+	struct state *s = *state;
+	struct tl_entry te = { .uid = 1000, .name = "secret.doc",
+	    .path = "home/alice/secret.doc", .time = 100, .deleter = 1000,
+	    .flags = FS_SECRM_FL };
+	struct audit_row *rows;
+	struct ext v[MAX_EXT];
+	struct trashd d;
+	struct entry e;
+	char p[PATH_MAX], *buf;
+	size_t n, nrows, i, found = 0;
+	bool zero;
+	int fd;
+
+	buf = xmalloc(MIB);
+	for (i = 0; i < MIB; i += MARKER_LEN)
+		memcpy(buf + i, s->marker, MARKER_LEN);
+	te.data = buf;
+	te.len = MIB;
+	tl_stage(&s->t, &te);
+	free(buf);
+	tl_path(&s->t, p, sizeof(p), ".trash/1000/secret.doc");
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	n = fiemap(fd, v);
+	assert_int_equal(scan_device(s, fd, v, n, &zero), MIB / MARKER_LEN);
+	close(fd);
+
+	tl_open(&s->t, &d, tl_config(&s->t), NULL);
+	d.conf->wipe_verify = true;
+	assert_int_equal(tl_entry_by_name(&d, 1000, "secret.doc", &e), 0);
+	assert_int_equal(policy_purge(&d, &d.fs[0], &e, "test", 0, 1), 0);
+	entry_clear(&e);
+	assert_false(tl_exists(p));
+	assert_int_equal(wipe_drain(&d), 0);
+	assert_int_equal(tl_entry_by_name(&d, 1000, "secret.doc", &e), 0);
+	assert_int_equal(e.state, ENTRY_WIPED);
+	entry_clear(&e);
+	assert_int_equal(audit_query(&d, 0, -1, 0, &rows, &nrows), 0);
+	for (i = 0; i < nrows; i++) {
+		if (strcmp(rows[i].action, "wiped") != 0)
+			continue;
+		found++;
+		assert_non_null(strstr(rows[i].result, "ok: 1 passes"));
+		assert_non_null(strstr(rows[i].result, "verified"));
+		assert_non_null(strstr(rows[i].result, "not promised: "));
+		assert_non_null(strstr(rows[i].target,
+		    "path=home/alice/secret.doc"));
+	}
+	audit_rows_free(rows, nrows);
+	assert_int_equal(found, 1);
+	daemon_close(&d);
+	/* The file is gone: only the device can show its former blocks. */
+	if (s->devfd >= 0)
+		assert_int_equal(scan_device(s, -1, v, n, &zero), 0);
+	else
+		fprintf(stderr, "NOTE: former blocks of the unlinked file not "
+		    "read back: no device access\n");
+}
+
+static void
+test_strings(void **state)
+{
+	struct wipe_opts o = { .passes = 3, .zero = true, .verify = true };
+	char buf[256];
+	int fd;
+
+	(void)state;
+	wipe_promises_str(0, buf, sizeof(buf));
+	assert_string_equal(buf, "none");
+	wipe_promises_str(WIPE_LOW_SHARED | WIPE_LOW_NONROT, buf, sizeof(buf));
+	assert_string_equal(buf, "shared-extents,non-rotational");
+	wipe_method_str(&o, buf, sizeof(buf));
+	assert_string_equal(buf, "random x3 +zero +verify");
+	/* This host's /tmp: ext4 on a rotational virtio disk, ordered. */
+	fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(wipe_fs_promises(fd) & (WIPE_LOW_COW |
+	    WIPE_LOW_JOURNAL), 0);
+	close(fd);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_overwrite_random),
+		cmocka_unit_test(test_overwrite_zero_verify),
+		cmocka_unit_test(test_overwrite_random_verify),
+		cmocka_unit_test(test_sparse),
+		cmocka_unit_test(test_hardlink_unlinked_only),
+		cmocka_unit_test(test_wrong_identity_refused),
+		cmocka_unit_test(test_symlink_not_followed),
+		cmocka_unit_test(test_entry_flow),
+		cmocka_unit_test(test_strings),
+	};
+
+	log_init(1, 0);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

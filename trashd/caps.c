@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Keep only the capabilities trashd uses, drop every other one from the
+ * bounding set, clear the inheritable and ambient sets, and set
+ * PR_SET_NO_NEW_PRIVS so that nothing trashd runs can ever regain any.
+ * Linux has no pledge: this is the sandbox.
+ */
+#include <errno.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+
+#include "trashd.h"
+
+const int caps_kept[] = {
+	/*
+	 * Per-uid trash dirs are 0700 and owned by their users, and the
+	 * files in them belong to anyone: reading, renaming into .wipe,
+	 * overwriting and unlinking them passes no permission check
+	 * without it.
+	 */
+	CAP_DAC_OVERRIDE,
+	/*
+	 * The kernel's metadata is in trusted.* xattrs, which only
+	 * CAP_SYS_ADMIN may read (that is what keeps users from forging
+	 * them); FITRIM of the freed extents needs it too.
+	 */
+	CAP_SYS_ADMIN,
+};
+const size_t caps_nkept = sizeof(caps_kept) / sizeof(caps_kept[0]);
+
+static bool
+caps_is_kept(cap_value_t c)
+{
+	size_t i;
+
+	for (i = 0; i < caps_nkept; i++)
+		if (caps_kept[i] == c)
+			return true;
+	return false;
+}
+
+int
+caps_drop(void)
+{
+	cap_value_t c, last = (cap_value_t)cap_max_bits() - 1;
+	cap_t caps = NULL;
+	int r = 0;
+
+	/* The bounding set first, while CAP_SETPCAP is still ours. */
+	for (c = 0; c <= last; c++) {
+		if (caps_is_kept(c))
+			continue;
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL) {
+			r = -errno;
+			goto out;
+		}
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
+	    errno != EINVAL) {
+		r = -errno;
+		goto out;
+	}
+	if ((caps = cap_init()) == NULL) {
+		r = -errno;
+		goto out;
+	}
+	if (cap_set_flag(caps, CAP_PERMITTED, (int)caps_nkept, caps_kept,
+	    CAP_SET) < 0 ||
+	    cap_set_flag(caps, CAP_EFFECTIVE, (int)caps_nkept, caps_kept,
+	    CAP_SET) < 0 ||
+	    cap_set_proc(caps) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		r = -errno;
+out:
+	if (caps != NULL)
+		cap_free(caps);
+	return r;
+}

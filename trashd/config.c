@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * /etc/trashd/trashd.conf: one "key value" per line, '#' starts a comment,
+ * "filesystem PATH [watermark N%]" repeatable, every other key at most once.
+ * The first error is reported as "FILE:LINE: message".
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trashd.h"
+
+/* Lines longer than this are refused, not silently cut. */
+#define CONFIG_LINE_MAX	4096
+/* Up to this many words on a line: "filesystem PATH watermark N%". */
+#define CONFIG_WORDS	4
+
+enum config_type {
+	CT_PATH,
+	CT_BOOL,
+	CT_SIZE,	/* "none" is 0 */
+	CT_DURATION,	/* "forever" is 0 */
+	CT_PERCENT,
+	CT_COUNT,
+};
+
+struct config_key {
+	const char	*name;
+	enum config_type type;
+	size_t		 off;
+};
+
+#define K(n, t, f)	{ n, t, offsetof(struct config, f) }
+static const struct config_key config_keys[] = {
+	K("database",		CT_PATH,	database),
+	K("create-trash",	CT_BOOL,	create_trash),
+	K("quota",		CT_SIZE,	quota),
+	K("retention",		CT_DURATION,	retention),
+	K("watermark",		CT_PERCENT,	watermark),
+	K("grace",		CT_DURATION,	grace),
+	K("wipe-passes",	CT_COUNT,	wipe_passes),
+	K("wipe-zero-pass",	CT_BOOL,	wipe_zero),
+	K("wipe-verify",	CT_BOOL,	wipe_verify),
+	K("wipe-discard",	CT_BOOL,	wipe_discard),
+	K("wipe-rate",		CT_SIZE,	wipe_rate),
+	K("audit-retention",	CT_DURATION,	audit_retention),
+	K("policy-interval",	CT_DURATION,	interval),
+};
+#undef K
+#define CONFIG_NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
+/* Passes beyond this buy nothing on any disk made since 2001 (SP 800-88). */
+#define CONFIG_PASSES_MAX	35
+
+struct config *
+config_default(void)
+{
+	struct config *c = xcalloc(1, sizeof(*c));
+
+	c->database = xstrdup(TRASHD_DB);
+	c->create_trash = false;
+	c->quota = 0;
+	c->retention = 30 * 86400;
+	c->watermark = 10;
+	c->grace = 0;
+	c->wipe_passes = 1;
+	c->audit_retention = 365 * 86400;
+	c->interval = 300;
+	return c;
+}
+
+void
+config_free(struct config *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->nfs; i++)
+		free(c->fs[i].path);
+	free(c->fs);
+	free(c->database);
+	free(c);
+}
+
+/* Decimal digits then an optional suffix from @units; 0 or -EINVAL/-ERANGE. */
+static int
+config_parse_scaled(const char *s, const char *units, const uint64_t *mult,
+    uint64_t *out)
+{
+	const char *p;
+	uint64_t v = 0, m = 1;
+	size_t i;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (p = s; isdigit((unsigned char)*p); p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p != '\0') {
+		for (i = 0; units[i] != '\0'; i++)
+			if (*p == units[i])
+				break;
+		if (units[i] == '\0' || p[1] != '\0')
+			return -EINVAL;
+		m = mult[i];
+	}
+	if (v != 0 && m > UINT64_MAX / v)
+		return -ERANGE;
+	*out = v * m;
+	return 0;
+}
+
+int
+config_parse_size(const char *s, uint64_t *out)
+{
+	static const uint64_t mult[] = { 1ULL << 10, 1ULL << 10, 1ULL << 20,
+	    1ULL << 30, 1ULL << 40 };
+	uint64_t v;
+	int r;
+
+	if (strcmp(s, "none") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if ((r = config_parse_scaled(s, "kKMGT", mult, &v)) < 0)
+		return r;
+	if (v > INT64_MAX)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int
+config_parse_duration(const char *s, int64_t *out)
+{
+	static const uint64_t mult[] = { 1, 60, 3600, 86400, 7 * 86400 };
+	uint64_t v;
+	int r;
+
+	if (strcmp(s, "forever") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if ((r = config_parse_scaled(s, "smhdw", mult, &v)) < 0)
+		return r;
+	/* Durations are later multiplied into nanoseconds. */
+	if (v > INT64_MAX / NSEC_PER_SEC)
+		return -ERANGE;
+	*out = (int64_t)v;
+	return 0;
+}
+
+int
+config_parse_percent(const char *s, unsigned *out)
+{
+	static const uint64_t mult[] = { 1 };
+	uint64_t v;
+	size_t len = strlen(s);
+	int r;
+
+	if (len < 2 || s[len - 1] != '%')
+		return -EINVAL;
+	if ((r = config_parse_scaled(s, "%", mult, &v)) < 0)
+		return r;
+	if (v > 100)
+		return -ERANGE;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int
+config_parse_bool(const char *s, bool *out)
+{
+	if (strcmp(s, "yes") == 0)
+		*out = true;
+	else if (strcmp(s, "no") == 0)
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static const char *
+config_type_help(enum config_type t)
+{
+	switch (t) {
+	case CT_PATH:
+		return "an absolute path";
+	case CT_BOOL:
+		return "yes or no";
+	case CT_SIZE:
+		return "a size such as 500M, 1G or none";
+	case CT_DURATION:
+		return "a duration such as 90s, 12h, 30d or forever";
+	case CT_PERCENT:
+		return "a percentage such as 10%";
+	case CT_COUNT:
+		return "a number from 1 to 35";
+	}
+	return "?";
+}
+
+static int
+config_set(struct config *c, const struct config_key *k, const char *v)
+{
+	char *base = (char *)c + k->off;
+	uint64_t u;
+	int r;
+
+	switch (k->type) {
+	case CT_PATH:
+		if (v[0] != '/')
+			return -EINVAL;
+		free(*(char **)(void *)base);
+		*(char **)(void *)base = xstrdup(v);
+		return 0;
+	case CT_BOOL:
+		return config_parse_bool(v, (bool *)(void *)base);
+	case CT_SIZE:
+		return config_parse_size(v, (uint64_t *)(void *)base);
+	case CT_DURATION:
+		return config_parse_duration(v, (int64_t *)(void *)base);
+	case CT_PERCENT:
+		return config_parse_percent(v, (unsigned *)(void *)base);
+	case CT_COUNT:
+		if ((r = config_parse_size(v, &u)) < 0)
+			return r;
+		if (u < 1 || u > CONFIG_PASSES_MAX || !isdigit(
+		    (unsigned char)v[strlen(v) - 1]))
+			return -ERANGE;
+		*(unsigned *)(void *)base = (unsigned)u;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int
+config_add_fs(struct config *c, char **w, size_t nw, char *msg, size_t len)
+{
+	struct config_fs *f;
+	unsigned wm;
+	size_t i;
+
+	if (nw != 2 && nw != 4) {
+		snprintf(msg, len, "usage: filesystem PATH [watermark N%%]");
+		return -EINVAL;
+	}
+	if (w[1][0] != '/') {
+		snprintf(msg, len, "filesystem: \"%s\" is not an absolute "
+		    "path", w[1]);
+		return -EINVAL;
+	}
+	for (i = 0; i < c->nfs; i++) {
+		if (strcmp(c->fs[i].path, w[1]) == 0) {
+			snprintf(msg, len, "filesystem %s listed twice", w[1]);
+			return -EINVAL;
+		}
+	}
+	wm = 0;
+	if (nw == 4) {
+		if (strcmp(w[2], "watermark") != 0) {
+			snprintf(msg, len, "filesystem: unknown option \"%s\"",
+			    w[2]);
+			return -EINVAL;
+		}
+		if (config_parse_percent(w[3], &wm) < 0) {
+			snprintf(msg, len, "watermark: \"%s\" is not %s", w[3],
+			    config_type_help(CT_PERCENT));
+			return -EINVAL;
+		}
+	}
+	c->fs = xreallocarray(c->fs, c->nfs + 1, sizeof(*c->fs));
+	f = &c->fs[c->nfs++];
+	f->path = xstrdup(w[1]);
+	f->watermark = nw == 4 ? (int)wm : -1;
+	return 0;
+}
+
+/* One line, comment stripped; 0, or -EINVAL with @msg set. */
+static int
+config_line(struct config *c, bool *seen, char *line, char *msg, size_t len)
+{
+	char *w[CONFIG_WORDS + 1], *p, *save = NULL;
+	size_t nw = 0, i;
+
+	for (p = strtok_r(line, " \t\r", &save); p != NULL;
+	    p = strtok_r(NULL, " \t\r", &save)) {
+		if (nw == CONFIG_WORDS + 1) {
+			snprintf(msg, len, "too many words");
+			return -EINVAL;
+		}
+		w[nw++] = p;
+	}
+	if (nw == 0)
+		return 0;
+	if (strcmp(w[0], "filesystem") == 0)
+		return config_add_fs(c, w, nw, msg, len);
+	for (i = 0; i < CONFIG_NKEYS; i++)
+		if (strcmp(w[0], config_keys[i].name) == 0)
+			break;
+	if (i == CONFIG_NKEYS) {
+		snprintf(msg, len, "unknown key \"%s\"", w[0]);
+		return -EINVAL;
+	}
+	if (nw != 2) {
+		snprintf(msg, len, "%s: expected one value, %s", w[0],
+		    config_type_help(config_keys[i].type));
+		return -EINVAL;
+	}
+	if (seen[i]) {
+		snprintf(msg, len, "%s: set twice", w[0]);
+		return -EINVAL;
+	}
+	seen[i] = true;
+	if (config_set(c, &config_keys[i], w[1]) < 0) {
+		snprintf(msg, len, "%s: \"%s\" is not %s", w[0], w[1],
+		    config_type_help(config_keys[i].type));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct config *
+config_load(const char *path, char *err, size_t errlen)
+{
+	struct config *c = NULL;
+	bool seen[CONFIG_NKEYS] = { false };
+	char line[CONFIG_LINE_MAX + 2], msg[512], *hash;
+	FILE *f = NULL;
+	unsigned lineno = 0;
+	size_t len;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if ((f = fdopen(fd, "r")) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		goto out;
+	}
+	c = config_default();
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		len = strlen(line);
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		else if (!feof(f)) {
+			snprintf(err, errlen, "%s:%u: line longer than %d "
+			    "bytes", path, lineno, CONFIG_LINE_MAX);
+			goto fail;
+		}
+		if ((hash = strchr(line, '#')) != NULL)
+			*hash = '\0';
+		if (config_line(c, seen, line, msg, sizeof(msg)) < 0) {
+			snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
+			goto fail;
+		}
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		goto fail;
+	}
+	goto out;
+fail:
+	config_free(c);
+	c = NULL;
+out:
+	if (f != NULL)
+		fclose(f);
+	return c;
+}

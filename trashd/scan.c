@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Reconcile the index with the trash: one entry (on an inotify event), one
+ * per-uid dir, or a whole filesystem (at start-up and after an inotify
+ * overflow).  New inodes are indexed once; live rows whose inode left the
+ * trash without trashd are marked restored.  Never duplicated: a live row
+ * is unique per (filesystem, inode).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "trashd.h"
+
+/* "SECONDS.NANOSECONDS" in decimal, as the kernel writes it. */
+static int
+scan_parse_time(const char *s, size_t len, int64_t *out)
+{
+	int64_t sec = 0, nsec = 0;
+	size_t i = 0, nd = 0;
+
+	if (len == 0 || s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (sec > (INT64_MAX / NSEC_PER_SEC - 9) / 10)
+			return -ERANGE;
+		sec = sec * 10 + (s[i] - '0');
+	}
+	if (i < len) {
+		if (s[i++] != '.')
+			return -EINVAL;
+		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+			if (++nd > 9)
+				return -EINVAL;
+			nsec = nsec * 10 + (s[i] - '0');
+		}
+		if (i < len || nd == 0)
+			return -EINVAL;
+		for (; nd < 9; nd++)
+			nsec *= 10;
+	}
+	*out = sec * NSEC_PER_SEC + nsec;
+	return 0;
+}
+
+/* An xattr value as a C string; -ENODATA when absent. */
+static int
+scan_xattr(int fd, const char *name, char *buf, size_t len)
+{
+	ssize_t n = fgetxattr(fd, name, buf, len - 1);
+
+	if (n < 0)
+		return errno == ERANGE ? -ENAMETOOLONG : -errno;
+	/* Values are not NUL-terminated; one with a NUL in it is bogus. */
+	if (memchr(buf, '\0', (size_t)n) != NULL)
+		return -EINVAL;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static void
+scan_read_meta(int fd, const struct stat *st, struct entry *e)
+{
+	char buf[PATH_MAX + 1];
+	uint32_t uid;
+	int flags = 0, n;
+	long gen;
+
+	n = scan_xattr(fd, XATTR_TRASH_PATH, buf, sizeof(buf));
+	e->orig_path = n > 0 ? xstrdup(buf) : NULL;
+	n = scan_xattr(fd, XATTR_TRASH_TIME, buf, 64);
+	if (n <= 0 || scan_parse_time(buf, (size_t)n, &e->deleted_ns) < 0)
+		/* Moved in by hand: the rename into the trash set ctime. */
+		e->deleted_ns = (int64_t)st->st_ctim.tv_sec * NSEC_PER_SEC +
+		    st->st_ctim.tv_nsec;
+	n = scan_xattr(fd, XATTR_TRASH_UID, buf, 16);
+	e->deleter_uid = n > 0 && trash_parse_uid(buf, &uid) == 0 ?
+	    (int64_t)uid : -1;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		flags = 0;
+	e->flags = (uint32_t)flags;
+	e->generation = ioctl(fd, FS_IOC_GETVERSION, &gen) < 0 ? -1 :
+	    (int64_t)(uint32_t)gen;
+}
+
+static int
+scan_mark_seen(struct trashd *d, int64_t id)
+{
+	static const char sql[] =
+	    "INSERT OR IGNORE INTO temp.scan_seen (id) VALUES (?1)";
+	sqlite3_stmt *st;
+
+	if ((st = db_stmt(d->db, sql)) == NULL)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, id);
+	return db_done(d->db, st);
+}
+
+/*
+ * Index entry @name of @tu, or refresh its row.  *@id is its row (0 when
+ * it is not an entry: not a regular file, gone, replaced meanwhile).
+ */
+int
+scan_entry(struct trashd *d, struct tfs *fs, struct tuid *tu,
+    const char *name, int64_t *id)
+{
+	struct entry e = { 0 }, old = { 0 };
+	struct stat st;
+	char *target;
+	int fd = -1, r;
+
+	if (id != NULL)
+		*id = 0;
+	fd = trash_entry_open(fs, tu->fd, name, NULL, O_RDONLY);
+	if (fd == -ENOENT || fd == -EINVAL || fd == -ESTALE || fd == -ELOOP ||
+	    fd == -EXDEV) {
+		log_debug("scan: %s/.trash/%u: skipping an entry: %s",
+		    fs->path, tu->uid, strerror(-fd));
+		r = 0;
+		goto out;
+	}
+	if (fd < 0) {
+		r = fd;
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = index_find_live(d->db, fs->id, st.st_ino, &old);
+	if (r < 0 && r != -ENOENT)
+		goto out;
+	if (r == 0) {
+		/* Known inode: it may have been renamed, grown, chattr'd. */
+		if (old.state == ENTRY_TRASHED && (strcmp(old.name, name) ||
+		    old.trash_uid != tu->uid || old.size != st.st_size ||
+		    old.alloc != (int64_t)st.st_blocks * 512 ||
+		    old.owner_uid != st.st_uid)) {
+			free(old.name);
+			old.name = xstrdup(name);
+			old.trash_uid = tu->uid;
+			old.owner_uid = st.st_uid;
+			old.size = st.st_size;
+			old.alloc = (int64_t)st.st_blocks * 512;
+			if (ioctl(fd, FS_IOC_GETFLAGS, &r) == 0)
+				old.flags = (uint32_t)r;
+			if ((r = index_refresh(d->db, &old)) < 0)
+				goto out;
+		}
+		if (id != NULL)
+			*id = old.id;
+		r = 0;
+		goto out;
+	}
+	e.fs_id = fs->id;
+	e.trash_uid = tu->uid;
+	e.owner_uid = st.st_uid;
+	e.name = xstrdup(name);
+	e.size = st.st_size;
+	e.alloc = (int64_t)st.st_blocks * 512;
+	e.state = ENTRY_TRASHED;
+	e.ident.dev = st.st_dev;
+	e.ident.ino = st.st_ino;
+	scan_read_meta(fd, &st, &e);
+	if ((r = index_insert(d->db, &e)) < 0)
+		goto out;
+	if (id != NULL)
+		*id = e.id;
+	target = audit_entry_target(fs, &e);
+	audit_log(d, e.deleter_uid, 0, "trashed", target, "ok");
+	free(target);
+	daemon_policy_soon(d);
+out:
+	if (fd >= 0)
+		close(fd);
+	entry_clear(&e);
+	entry_clear(&old);
+	return r;
+}
+
+static int
+scan_vanished(struct trashd *d, struct tfs *fs, struct entry *e)
+{
+	char *target;
+	int r;
+
+	if ((r = index_set_state(d->db, e->id, ENTRY_RESTORED)) < 0)
+		return r;
+	target = audit_entry_target(fs, e);
+	audit_log(d, -1, 0, "restored", target, "ok: left the trash");
+	free(target);
+	return 0;
+}
+
+/* After IN_DELETE or IN_MOVED_FROM of @name: did its inode leave? */
+int
+scan_gone(struct trashd *d, struct tfs *fs, struct tuid *tu, const char *name)
+{
+	struct entry e = { 0 };
+	struct stat st;
+	int r;
+
+	r = index_find_name(d->db, fs->id, tu->uid, name, &e);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (fstatat(tu->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == e.ident.dev && st.st_ino == e.ident.ino)
+		r = 0;	/* still here */
+	else
+		r = scan_vanished(d, fs, &e);
+	entry_clear(&e);
+	return r;
+}
+
+/* Every name in @tu, marking each row seen. */
+static int
+scan_dir(struct trashd *d, struct tfs *fs, struct tuid *tu)
+{
+	struct dirent *de;
+	DIR *dir = NULL;
+	int64_t id;
+	int fd, r = 0;
+
+	if ((fd = openat(tu->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	if ((dir = fdopendir(fd)) == NULL) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((errno = 0, de = readdir(dir)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((r = scan_entry(d, fs, tu, de->d_name, &id)) < 0) {
+			log_warnx("scan: %s/.trash/%u: %s", fs->path, tu->uid,
+			    strerror(-r));
+			continue;	/* one bad entry stops nothing */
+		}
+		if (id != 0 && (r = scan_mark_seen(d, id)) < 0)
+			break;
+	}
+	if (de == NULL && errno != 0)
+		r = -errno;
+	closedir(dir);
+	return r < 0 ? r : 0;
+}
+
+/* Live rows of @fs (of @uid, -1: all) not seen by this scan have left. */
+static int
+scan_sweep(struct trashd *d, struct tfs *fs, int64_t uid)
+{
+	struct index_filter f = { .fs_id = fs->id, .uid = uid,
+	    .states = ENTRY_LIVE };
+	static const char sql[] =
+	    "SELECT count(*) FROM temp.scan_seen WHERE id = ?1";
+	struct entry_list l;
+	sqlite3_stmt *st;
+	size_t i;
+	int r;
+
+	if ((r = index_list(d->db, &f, &l)) < 0)
+		return r;
+	for (i = 0; i < l.n; i++) {
+		if ((st = db_stmt(d->db, sql)) == NULL) {
+			r = -EIO;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, l.v[i].id);
+		if ((r = db_row(d->db, st)) <= 0) {
+			r = r == 0 ? -EIO : r;
+			break;
+		}
+		r = sqlite3_column_int(st, 0);
+		sqlite3_reset(st);
+		if (r == 0 && (r = scan_vanished(d, fs, &l.v[i])) < 0)
+			break;
+		r = 0;
+	}
+	entry_list_free(&l);
+	return r;
+}
+
+int
+scan_uid(struct trashd *d, struct tfs *fs, struct tuid *tu)
+{
+	int r;
+
+	if ((r = db_begin(d->db)) < 0)
+		return r;
+	if ((r = db_exec(d->db, "DELETE FROM temp.scan_seen")) < 0 ||
+	    (r = scan_dir(d, fs, tu)) < 0 ||
+	    (r = scan_sweep(d, fs, tu->uid)) < 0) {
+		db_rollback(d->db);
+		return r;
+	}
+	return db_commit(d->db);
+}
+
+int
+scan_fs(struct trashd *d, struct tfs *fs)
+{
+	struct tuid *tu;
+	struct dirent *de;
+	DIR *dir = NULL;
+	uint32_t uid;
+	int fd, r;
+
+	if ((r = db_begin(d->db)) < 0)
+		return r;
+	if ((r = db_exec(d->db, "DELETE FROM temp.scan_seen")) < 0)
+		goto fail;
+	fd = openat(fs->trashfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		goto fail;
+	}
+	while ((errno = 0, de = readdir(dir)) != NULL) {
+		if (trash_parse_uid(de->d_name, &uid) < 0)
+			continue;	/* ".", "..", ".wipe", strays */
+		if ((r = trash_uid(fs, uid, &tu)) < 0) {
+			log_warnx("scan: %s/.trash/%s: %s", fs->path,
+			    de->d_name, strerror(-r));
+			continue;
+		}
+		/* Watched first, scanned second: nothing slips between. */
+		if (d->inotify_fd >= 0 && tu->wd < 0 &&
+		    (r = watch_uid(d, fs, tu)) < 0)
+			log_warnx("scan: %s/.trash/%u: cannot watch: %s",
+			    fs->path, uid, strerror(-r));
+		if ((r = scan_dir(d, fs, tu)) < 0) {
+			log_warnx("scan: %s/.trash/%u: %s", fs->path, uid,
+			    strerror(-r));
+			goto fail;
+		}
+	}
+	if (de == NULL && errno != 0) {
+		r = -errno;
+		goto fail;
+	}
+	if ((r = scan_sweep(d, fs, -1)) < 0)
+		goto fail;
+	closedir(dir);
+	return db_commit(d->db);
+fail:
+	if (dir != NULL)
+		closedir(dir);
+	db_rollback(d->db);
+	return r;
+}
+
+int
+scan_all(struct trashd *d)
+{
+	size_t i;
+	int r, ret = 0;
+
+	for (i = 0; i < d->nfs; i++) {
+		if ((r = scan_fs(d, &d->fs[i])) < 0) {
+			log_warnx("scan: %s: %s", d->fs[i].path, strerror(-r));
+			ret = r;
+		} else {
+			log_debug("scan: %s: reconciled", d->fs[i].path);
+		}
+	}
+	d->rescan = false;
+	return ret;
+}

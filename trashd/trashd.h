@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * trashd: private header, sectioned by defining file.
+ *
+ * Every helper that does not log returns 0 or -errno; the caller that
+ * decides also logs.  Functions taking a struct trashd may log and audit.
+ */
+#ifndef TRASHD_H
+#define TRASHD_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TRASHD_CONF	"/etc/trashd/trashd.conf"
+#define TRASHD_DB	"/var/lib/trashd/index.db"
+
+/* The kernel ABI: Documentation/filesystems/trashbin.rst */
+#define TRASH_DIR	".trash"
+#define TRASH_WIPE_DIR	".wipe"
+#define XATTR_TRASH_PATH "trusted.trash.path"
+#define XATTR_TRASH_TIME "trusted.trash.time"
+#define XATTR_TRASH_UID	 "trusted.trash.uid"
+/* Largest uid the kernel uses as a trash dir name ((uid_t)-1 is invalid). */
+#define TRASH_UID_MAX	4294967294U
+
+#define NSEC_PER_SEC	1000000000LL
+
+struct event_base;
+struct event;
+struct sqlite3_stmt;
+
+/* An inode's identity: what every action on an entry re-checks first. */
+struct ident {
+	uint64_t	dev;
+	uint64_t	ino;
+};
+
+/* ---- log.c ---- */
+void	log_init(int to_stderr, int verbose);
+void	log_setverbose(int verbose);
+void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	fatal(const char *, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
+void	fatalx(const char *, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
+
+/* ---- xmalloc.c ---- */
+void	*xmalloc(size_t);
+void	*xcalloc(size_t, size_t);
+void	*xreallocarray(void *, size_t, size_t);
+char	*xstrdup(const char *);
+char	*xstrndup(const char *, size_t);
+int	 xasprintf(char **, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+int64_t	 now_ns(void);
+
+/* ---- config.c ---- */
+struct config_fs {
+	char		*path;
+	int		 watermark;	/* percent free, -1: the default */
+};
+
+struct config {
+	char		*database;
+	struct config_fs *fs;
+	size_t		 nfs;
+	bool		 create_trash;
+	uint64_t	 quota;		/* bytes per user and fs, 0: none */
+	int64_t		 retention;	/* seconds, 0: forever */
+	unsigned	 watermark;	/* percent free, 0: off */
+	int64_t		 grace;		/* seconds before a +s entry is wiped */
+	unsigned	 wipe_passes;
+	bool		 wipe_zero;
+	bool		 wipe_verify;
+	bool		 wipe_discard;
+	uint64_t	 wipe_rate;	/* bytes per second, 0: unlimited */
+	int64_t		 audit_retention; /* seconds, 0: forever */
+	int64_t		 interval;	/* seconds between policy runs */
+};
+
+struct config	*config_load(const char *path, char *err, size_t errlen);
+struct config	*config_default(void);
+void		 config_free(struct config *);
+int		 config_parse_size(const char *, uint64_t *);
+int		 config_parse_duration(const char *, int64_t *);
+int		 config_parse_percent(const char *, unsigned *);
+
+/* ---- db.c ---- */
+struct db;
+
+#define DB_NOMIGRATE	0x1	/* open only: tests migrate step by step */
+
+int	 db_open(const char *path, int flags, struct db **,
+	    char *err, size_t errlen);
+void	 db_close(struct db *);
+int	 db_migrate(struct db *, int target, char *err, size_t errlen);
+int	 db_version(struct db *, int *);
+int	 db_latest_version(void);
+int	 db_begin(struct db *);
+int	 db_commit(struct db *);
+void	 db_rollback(struct db *);
+struct sqlite3_stmt *db_stmt(struct db *, const char *sql);
+int	 db_done(struct db *, struct sqlite3_stmt *);
+int	 db_row(struct db *, struct sqlite3_stmt *);
+int	 db_exec(struct db *, const char *sql);
+int64_t	 db_changes(struct db *);
+int64_t	 db_last_id(struct db *);
+void	 db_bind_text(struct sqlite3_stmt *, int, const char *);
+const char *db_col_text(struct sqlite3_stmt *, int);
+
+/* schema.c, generated from schema/NNNN-*.sql by embed-schema.cmake */
+struct db_migration {
+	int		 version;
+	const char	*name;
+	const char	*sql;
+};
+extern const struct db_migration db_migrations[];
+extern const size_t db_nmigrations;
+
+/* ---- index.c ---- */
+enum entry_state {
+	ENTRY_TRASHED,
+	ENTRY_RESTORED,
+	ENTRY_WIPING,
+	ENTRY_WIPED,
+	ENTRY_PURGED,
+};
+#define ENTRY_STATE_MASK(s)	(1u << (s))
+#define ENTRY_LIVE	(ENTRY_STATE_MASK(ENTRY_TRASHED))
+
+struct entry {
+	int64_t		 id;
+	int64_t		 fs_id;
+	uint32_t	 trash_uid;
+	uint32_t	 owner_uid;
+	int64_t		 deleter_uid;	/* -1: unknown */
+	char		*name;		/* name in the trash */
+	char		*orig_path;	/* NULL: unknown */
+	int64_t		 deleted_ns;
+	int64_t		 size;
+	int64_t		 alloc;		/* allocated bytes */
+	uint32_t	 flags;		/* FS_IOC_GETFLAGS */
+	enum entry_state state;
+	struct ident	 ident;
+	int64_t		 generation;	/* -1: unknown */
+};
+
+struct entry_list {
+	struct entry	*v;
+	size_t		 n;
+};
+
+struct index_filter {
+	int64_t		 fs_id;		/* -1: any */
+	int64_t		 uid;		/* -1: any */
+	unsigned	 states;	/* ENTRY_STATE_MASK()s, 0: any */
+	int64_t		 before_ns;	/* deleted before, 0: any */
+	uint32_t	 flags_set;	/* all of these flags, 0: any */
+	size_t		 limit;		/* 0: no limit */
+};
+
+struct usage {
+	uint32_t	 uid;
+	int64_t		 count;
+	int64_t		 bytes;
+};
+
+const char *entry_state_name(enum entry_state);
+int	 entry_state_parse(const char *, enum entry_state *);
+void	 entry_clear(struct entry *);
+void	 entry_list_free(struct entry_list *);
+int	 index_fs_id(struct db *, const char *path, int64_t *);
+int	 index_insert(struct db *, struct entry *);
+int	 index_get(struct db *, int64_t id, struct entry *);
+int	 index_find_live(struct db *, int64_t fs_id, uint64_t ino,
+	    struct entry *);
+int	 index_find_name(struct db *, int64_t fs_id, uint32_t uid,
+	    const char *name, struct entry *);
+int	 index_refresh(struct db *, const struct entry *);
+int	 index_set_state(struct db *, int64_t id, enum entry_state);
+int	 index_list(struct db *, const struct index_filter *,
+	    struct entry_list *);
+int	 index_count(struct db *, const struct index_filter *, int64_t *);
+int	 index_usage(struct db *, int64_t fs_id, uint32_t uid,
+	    struct usage *);
+int	 index_usage_all(struct db *, int64_t fs_id, struct usage **,
+	    size_t *);
+
+/* ---- trash.c ---- */
+struct tuid {
+	uint32_t	 uid;
+	int		 fd;		/* held /.trash/<uid> */
+	int		 wd;		/* inotify watch, -1: none */
+};
+
+struct tfs {
+	int64_t		 id;		/* filesystems.id */
+	char		*path;		/* mount point */
+	struct ident	 root;
+	int		 rootfd;
+	int		 trashfd;	/* held /.trash */
+	int		 wipefd;	/* held /.trash/.wipe */
+	int		 wd;		/* inotify watch on /.trash */
+	unsigned	 watermark;
+	uint32_t	 promises;	/* WIPE_LOW_* of the fs and its device */
+	struct tuid	**uids;		/* pointers stay valid */
+	size_t		 nuids;
+};
+
+int	 trash_open(struct tfs *, const char *path, bool create);
+void	 trash_close(struct tfs *);
+int	 trash_parse_uid(const char *, uint32_t *);
+int	 trash_uid(struct tfs *, uint32_t uid, struct tuid **);
+void	 trash_uid_forget(struct tfs *, uint32_t uid);
+int	 trash_entry_open(struct tfs *, int dirfd, const char *name,
+	    const struct ident *, int flags);
+int	 trash_entry_unlink(struct tfs *, int dirfd, const char *name,
+	    const struct ident *);
+
+/* ---- daemon.c: the daemon's state, passed to every handler ---- */
+struct wipe_worker;
+
+struct trashd {
+	char		*conffile;
+	struct config	*conf;
+	struct db	*db;
+	struct event_base *base;	/* NULL: no event loop (tests) */
+	struct tfs	*fs;
+	size_t		 nfs;
+	int		 inotify_fd;
+	struct event	*inotify_ev;
+	struct event	*policy_ev;
+	struct wipe_worker *worker;
+	bool		 rescan;	/* a full scan is due */
+};
+
+int	 daemon_open(struct trashd *, struct config *, struct event_base *,
+	    char *err, size_t errlen);
+void	 daemon_close(struct trashd *);
+int	 daemon_reload(struct trashd *, struct config *);
+struct tfs *daemon_fs(struct trashd *, int64_t fs_id);
+void	 daemon_policy_soon(struct trashd *);
+
+/* ---- audit.c ---- */
+struct audit_row {
+	int64_t		 id;
+	int64_t		 time_ns;
+	int64_t		 uid;
+	int64_t		 pid;
+	char		*action;
+	char		*target;
+	char		*result;
+};
+
+char	*audit_vis(const char *);
+char	*audit_entry_target(const struct tfs *, const struct entry *);
+int	 audit_log(struct trashd *, int64_t uid, int64_t pid,
+	    const char *action, const char *target, const char *result);
+int	 audit_query(struct trashd *, int64_t since_ns, int64_t uid,
+	    size_t limit, struct audit_row **, size_t *);
+void	 audit_rows_free(struct audit_row *, size_t);
+int	 audit_expire(struct trashd *, int64_t now);
+
+/* ---- scan.c ---- */
+int	 scan_entry(struct trashd *, struct tfs *, struct tuid *,
+	    const char *name, int64_t *id);
+int	 scan_gone(struct trashd *, struct tfs *, struct tuid *,
+	    const char *name);
+int	 scan_uid(struct trashd *, struct tfs *, struct tuid *);
+int	 scan_fs(struct trashd *, struct tfs *);
+int	 scan_all(struct trashd *);
+
+/* ---- watch.c ---- */
+int	 watch_init(struct trashd *);
+void	 watch_close(struct trashd *);
+int	 watch_fs(struct trashd *, struct tfs *);
+int	 watch_uid(struct trashd *, struct tfs *, struct tuid *);
+int	 watch_read(struct trashd *);
+void	 watch_overflow(struct trashd *);
+
+/* ---- policy.c ---- */
+enum policy_kind {
+	POLICY_USER,
+	POLICY_GROUP,
+};
+
+struct policy {
+	int64_t		 quota;		/* bytes, 0: none, -1: not set */
+	int64_t		 retention;	/* seconds, 0: forever, -1: not set */
+};
+
+int	 policy_set(struct trashd *, enum policy_kind, uint32_t id,
+	    const struct policy *, int64_t actor_uid, int64_t actor_pid);
+int	 policy_get(struct trashd *, enum policy_kind, uint32_t id,
+	    struct policy *);
+int	 policy_unset(struct trashd *, enum policy_kind, uint32_t id,
+	    int64_t actor_uid, int64_t actor_pid);
+int	 policy_effective(struct trashd *, uint32_t uid, struct policy *);
+int	 policy_purge(struct trashd *, struct tfs *, const struct entry *,
+	    const char *reason, int64_t actor_uid, int64_t actor_pid);
+int	 policy_secure(struct trashd *, struct tfs *, int64_t now);
+int	 policy_retention(struct trashd *, struct tfs *, int64_t now);
+int	 policy_quota(struct trashd *, struct tfs *);
+int	 policy_watermark(struct trashd *, struct tfs *, uint64_t total,
+	    uint64_t avail);
+int	 policy_run(struct trashd *, int64_t now);
+
+/* ---- wipe.c ---- */
+/* What a wipe could not promise (recorded with it, never hidden). */
+#define WIPE_LOW_SHARED		0x0001	/* reflinked: data lives on */
+#define WIPE_LOW_INLINE		0x0002	/* data inside metadata */
+#define WIPE_LOW_ENCODED	0x0004	/* compressed or encoded */
+#define WIPE_LOW_ENCRYPTED	0x0008	/* fs encryption: ciphertext moves */
+#define WIPE_LOW_UNKNOWN	0x0010	/* extent location unknown */
+#define WIPE_LOW_JOURNAL	0x0020	/* data=journal: copies in journal */
+#define WIPE_LOW_NONROT		0x0040	/* flash: remapped, not in place */
+#define WIPE_LOW_COW		0x0080	/* copy-on-write filesystem */
+#define WIPE_LOW_PREALLOC	0x0100	/* blocks past EOF not overwritten */
+#define WIPE_LOW_NOFIEMAP	0x0200	/* extents could not be listed */
+
+struct wipe_opts {
+	unsigned	 passes;	/* random passes, >= 1 */
+	bool		 zero;		/* final zero pass */
+	bool		 verify;	/* read back the last pass */
+	bool		 discard;	/* FITRIM the freed extents */
+	uint64_t	 rate;		/* bytes per second, 0: unlimited */
+};
+
+struct wipe_report {
+	int		 result;	/* 0 or -errno */
+	uint32_t	 promises;	/* WIPE_LOW_* */
+	unsigned	 passes;	/* passes written (zero pass included) */
+	uint64_t	 bytes;		/* bytes overwritten in all passes */
+	uint64_t	 nlink;		/* > 1: unlinked only, data lives on */
+	bool		 verified;
+	bool		 discarded;
+	bool		 extents_changed;
+};
+
+void	 wipe_opts_from_config(const struct config *, struct wipe_opts *);
+void	 wipe_method_str(const struct wipe_opts *, char *, size_t);
+void	 wipe_promises_str(uint32_t, char *, size_t);
+uint32_t wipe_fs_promises(int fd);
+int	 wipe_overwrite(int fd, const struct wipe_opts *,
+	    struct wipe_report *);
+int	 wipe_file(int dirfd, const char *name, const struct ident *,
+	    uint32_t fs_promises, int rootfd, const struct wipe_opts *,
+	    struct wipe_report *);
+int	 wipe_stage(struct trashd *, struct tfs *, const struct entry *,
+	    const char *reason);
+int	 wipe_recover(struct trashd *);
+int	 wipe_drain(struct trashd *);
+void	 wipe_kick(struct trashd *);
+void	 wipe_worker_reap(struct trashd *);
+pid_t	 wipe_worker_pid(struct trashd *);
+int	 wipe_request(struct trashd *, int64_t id, int64_t actor_uid,
+	    int64_t actor_pid);
+
+/* ---- caps.c ---- */
+int	 caps_drop(void);
+extern const int caps_kept[];
+extern const size_t caps_nkept;
+
+#endif /* TRASHD_H */

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * inotify on each /.trash and each /.trash/<uid>.  Watches are added on
+ * /proc/self/fd/N of the held dir fds, so a rename of a path can never
+ * redirect one.  A new per-uid dir is watched first and scanned second;
+ * IN_Q_OVERFLOW means events were lost: everything is scanned again.
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "trashd.h"
+
+#define WATCH_TRASH_MASK	(IN_CREATE | IN_MOVED_TO | IN_DELETE | \
+	IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+#define WATCH_UID_MASK		(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | \
+	IN_ATTRIB | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_ONLYDIR)
+/* Names that left in one batch, checked once the batch is read. */
+#define WATCH_GONE_MAX		256
+
+static void
+watch_dispatch(evutil_socket_t fd, short ev, void *arg)
+{
+	struct trashd *d = arg;
+	int r;
+
+	(void)fd;
+	(void)ev;
+	if ((r = watch_read(d)) < 0)
+		log_warnx("watch: %s", strerror(-r));
+}
+
+int
+watch_init(struct trashd *d)
+{
+	d->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (d->inotify_fd < 0)
+		return -errno;
+	if (d->base != NULL) {
+		d->inotify_ev = event_new(d->base, d->inotify_fd,
+		    EV_READ | EV_PERSIST, watch_dispatch, d);
+		if (d->inotify_ev == NULL || event_add(d->inotify_ev, NULL))
+			fatalx("watch: cannot add the inotify event");
+	}
+	return 0;
+}
+
+void
+watch_close(struct trashd *d)
+{
+	size_t i, j;
+
+	if (d->inotify_ev != NULL)
+		event_free(d->inotify_ev);
+	d->inotify_ev = NULL;
+	if (d->inotify_fd >= 0)
+		close(d->inotify_fd);
+	d->inotify_fd = -1;
+	for (i = 0; i < d->nfs; i++) {
+		d->fs[i].wd = -1;
+		for (j = 0; j < d->fs[i].nuids; j++)
+			d->fs[i].uids[j]->wd = -1;
+	}
+}
+
+static int
+watch_add(struct trashd *d, int dirfd, uint32_t mask)
+{
+	char path[64];
+	int wd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
+	if ((wd = inotify_add_watch(d->inotify_fd, path, mask)) < 0)
+		return -errno;
+	return wd;
+}
+
+int
+watch_fs(struct trashd *d, struct tfs *fs)
+{
+	int wd = watch_add(d, fs->trashfd, WATCH_TRASH_MASK);
+
+	if (wd < 0)
+		return wd;
+	fs->wd = wd;
+	return 0;
+}
+
+int
+watch_uid(struct trashd *d, struct tfs *fs, struct tuid *tu)
+{
+	int wd = watch_add(d, tu->fd, WATCH_UID_MASK);
+
+	(void)fs;
+	if (wd < 0)
+		return wd;
+	tu->wd = wd;
+	return 0;
+}
+
+/* The filesystem, and the uid dir (NULL: /.trash itself) of @wd. */
+static struct tfs *
+watch_find(struct trashd *d, int wd, struct tuid **tup)
+{
+	size_t i, j;
+
+	*tup = NULL;
+	for (i = 0; i < d->nfs; i++) {
+		if (d->fs[i].wd == wd)
+			return &d->fs[i];
+		for (j = 0; j < d->fs[i].nuids; j++) {
+			if (d->fs[i].uids[j]->wd == wd) {
+				*tup = d->fs[i].uids[j];
+				return &d->fs[i];
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Everything may have been missed: rescan every filesystem. */
+void
+watch_overflow(struct trashd *d)
+{
+	log_warnx("watch: inotify queue overflow: rescanning");
+	d->rescan = true;
+	(void)scan_all(d);
+}
+
+static void
+watch_new_uid(struct trashd *d, struct tfs *fs, const char *name)
+{
+	struct tuid *tu;
+	uint32_t uid;
+	int r;
+
+	if (trash_parse_uid(name, &uid) < 0)
+		return;
+	if ((r = trash_uid(fs, uid, &tu)) < 0) {
+		log_warnx("watch: %s/.trash/%s: %s", fs->path, name,
+		    strerror(-r));
+		return;
+	}
+	if (tu->wd < 0 && (r = watch_uid(d, fs, tu)) < 0)
+		log_warnx("watch: %s/.trash/%u: cannot watch: %s", fs->path,
+		    uid, strerror(-r));
+	if ((r = scan_uid(d, fs, tu)) < 0)
+		log_warnx("watch: %s/.trash/%u: %s", fs->path, uid,
+		    strerror(-r));
+}
+
+static void
+watch_event(struct trashd *d, const struct inotify_event *ev,
+    struct inotify_event **gone, size_t *ngone)
+{
+	struct tfs *fs;
+	struct tuid *tu;
+	int r;
+
+	if (ev->mask & IN_Q_OVERFLOW) {
+		d->rescan = true;
+		return;
+	}
+	if ((fs = watch_find(d, ev->wd, &tu)) == NULL)
+		return;
+	if (ev->mask & IN_IGNORED) {
+		/* The dir went away; a later scan picks up its successor. */
+		if (tu != NULL)
+			trash_uid_forget(fs, tu->uid);
+		else
+			fs->wd = -1;
+		return;
+	}
+	if (tu == NULL) {
+		if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
+			log_warnx("watch: %s/.trash was removed or moved",
+			    fs->path);
+			d->rescan = true;
+		} else if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) &&
+		    (ev->mask & IN_ISDIR) && ev->len > 0) {
+			watch_new_uid(d, fs, ev->name);
+		} else if ((ev->mask & (IN_DELETE | IN_MOVED_FROM)) &&
+		    (ev->mask & IN_ISDIR)) {
+			d->rescan = true;
+		}
+		return;
+	}
+	if (ev->len == 0 || (ev->mask & IN_ISDIR))
+		return;
+	if (ev->mask & (IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB)) {
+		if ((r = scan_entry(d, fs, tu, ev->name, NULL)) < 0)
+			log_warnx("watch: %s/.trash/%u: %s", fs->path, tu->uid,
+			    strerror(-r));
+	} else if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
+		if (*ngone < WATCH_GONE_MAX) {
+			gone[(*ngone)++] = (struct inotify_event *)ev;
+		} else {
+			d->rescan = true;
+		}
+	}
+}
+
+/*
+ * Read every queued event.  A batch is one transaction; names that left
+ * are checked after the batch, so that a rename inside the trash (whose
+ * IN_MOVED_TO updates the row) is not taken for a departure.
+ */
+int
+watch_read(struct trashd *d)
+{
+	char buf[64 * 1024]
+	    __attribute__((aligned(__alignof__(struct inotify_event))));
+	struct inotify_event *gone[WATCH_GONE_MAX], *ev;
+	struct tuid *tu;
+	struct tfs *fs;
+	size_t ngone, i;
+	ssize_t n;
+	char *p;
+	int r = 0;
+
+	for (;;) {
+		n = read(d->inotify_fd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		ngone = 0;
+		if (db_begin(d->db) < 0)
+			return -EIO;
+		for (p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
+			ev = (struct inotify_event *)(void *)p;
+			watch_event(d, ev, gone, &ngone);
+		}
+		for (i = 0; i < ngone; i++) {
+			if ((fs = watch_find(d, gone[i]->wd, &tu)) == NULL ||
+			    tu == NULL)
+				continue;
+			if ((r = scan_gone(d, fs, tu, gone[i]->name)) < 0)
+				log_warnx("watch: %s/.trash/%u: %s", fs->path,
+				    tu->uid, strerror(-r));
+		}
+		if (db_commit(d->db) < 0)
+			r = -EIO;
+	}
+	if (d->rescan)
+		watch_overflow(d);
+	return r;
+}

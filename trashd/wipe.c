@@ -1,0 +1,1136 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Secure wipe of +s entries.
+ *
+ * An entry is first moved into /.trash/.wipe (root, 0700) under its row id,
+ * so no user can reach it, and only then marked "wiping": .wipe is the
+ * durable queue, and everything in it is wiped again after a crash.
+ * There, if the inode has other links its data lives on elsewhere: it is
+ * unlinked only, and that is recorded.  Otherwise its extents are
+ * overwritten in place (by default one pass of random data, NIST SP 800-88
+ * "Clear" on a disk that writes in place), fdatasync after each pass,
+ * optionally a zero pass and a read-back verify; FIEMAP before and after
+ * must agree or the wipe is aborted; then unlink and optionally FITRIM.
+ * What could not be promised (shared, inline, encoded extents, data=journal,
+ * flash, ...) is recorded with each wipe: never claim more than was done.
+ *
+ * The overwriting runs in a forked worker that only does file I/O: the
+ * daemon keeps serving, and the worker never touches the database.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trashd.h"
+
+/* One write or read: large enough to stream, small enough to rate-limit. */
+#define WIPE_CHUNK		(1024 * 1024)
+/* Extents asked for per FIEMAP call. */
+#define WIPE_FIEMAP_BATCH	256
+/* Extents of one file we keep track of (a 1 TiB file in 128 MiB extents
+ * needs 8192); a more fragmented file is wiped without the comparison. */
+#define WIPE_EXTENTS_MAX	(1 << 20)
+/* Jobs handed to one worker; the rest wait for the next one. */
+#define WIPE_JOBS_MAX		4096
+#define BTRFS_MAGIC		0x9123683EU
+#define BCACHEFS_MAGIC		0xca451a4eU
+#define ZFS_MAGIC		0x2fc12fc1U
+
+struct wipe_extent {
+	uint64_t	logical;
+	uint64_t	physical;
+	uint64_t	length;
+	uint32_t	flags;
+};
+
+struct wipe_job {
+	size_t		fs;		/* index in d->fs */
+	int64_t		id;		/* 0: orphan */
+	struct ident	ident;
+	char		name[32];
+};
+
+/* What the worker sends back per job; far below PIPE_BUF: atomic. */
+struct wipe_msg {
+	uint32_t		job;
+	struct wipe_report	rep;
+};
+
+struct wipe_worker {
+	pid_t		 pid;
+	int		 fd;
+	struct event	*ev;
+	struct wipe_job	*jobs;
+	size_t		 njobs;
+	size_t		 done;
+	bool		 again;
+	char		 buf[sizeof(struct wipe_msg)];
+	size_t		 len;
+};
+
+/* xoshiro256**, seeded from getrandom() per pass: fast, not predictable. */
+struct wipe_rng {
+	uint64_t	s[4];
+};
+
+static uint64_t
+wipe_rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t
+wipe_rng_next(struct wipe_rng *g)
+{
+	uint64_t r = wipe_rotl(g->s[1] * 5, 7) * 9, t = g->s[1] << 17;
+
+	g->s[2] ^= g->s[0];
+	g->s[3] ^= g->s[1];
+	g->s[1] ^= g->s[2];
+	g->s[0] ^= g->s[3];
+	g->s[2] ^= t;
+	g->s[3] = wipe_rotl(g->s[3], 45);
+	return r;
+}
+
+static void
+wipe_fill(struct wipe_rng *g, unsigned char *buf, size_t len)
+{
+	uint64_t v;
+	size_t i;
+
+	if (g == NULL) {
+		memset(buf, 0, len);
+		return;
+	}
+	for (i = 0; i + 8 <= len; i += 8) {
+		v = wipe_rng_next(g);
+		memcpy(buf + i, &v, 8);
+	}
+	if (i < len) {
+		v = wipe_rng_next(g);
+		memcpy(buf + i, &v, len - i);
+	}
+}
+
+void
+wipe_opts_from_config(const struct config *c, struct wipe_opts *o)
+{
+	o->passes = c->wipe_passes ? c->wipe_passes : 1;
+	o->zero = c->wipe_zero;
+	o->verify = c->wipe_verify;
+	o->discard = c->wipe_discard;
+	o->rate = c->wipe_rate;
+}
+
+void
+wipe_method_str(const struct wipe_opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "random x%u%s%s%s", o->passes,
+	    o->zero ? " +zero" : "", o->verify ? " +verify" : "",
+	    o->discard ? " +discard" : "");
+}
+
+void
+wipe_promises_str(uint32_t p, char *buf, size_t len)
+{
+	static const struct {
+		uint32_t	 bit;
+		const char	*name;
+	} names[] = {
+		{ WIPE_LOW_SHARED, "shared-extents" },
+		{ WIPE_LOW_INLINE, "inline-data" },
+		{ WIPE_LOW_ENCODED, "encoded-extents" },
+		{ WIPE_LOW_ENCRYPTED, "encrypted" },
+		{ WIPE_LOW_UNKNOWN, "unknown-extents" },
+		{ WIPE_LOW_JOURNAL, "data=journal" },
+		{ WIPE_LOW_NONROT, "non-rotational" },
+		{ WIPE_LOW_COW, "copy-on-write-fs" },
+		{ WIPE_LOW_PREALLOC, "prealloc-past-eof" },
+		{ WIPE_LOW_NOFIEMAP, "no-fiemap" },
+	};
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(p & names[i].bit) || o >= len)
+			continue;
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "," : "",
+		    names[i].name);
+	}
+	if (buf[0] == '\0')
+		snprintf(buf, len, "none");
+}
+
+/* Is "data=journal" among the super options of the mount of @dev? */
+static bool
+wipe_data_journal(dev_t dev)
+{
+	char want[32], *line = NULL, *p;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(want, sizeof(want), " %u:%u ", major(dev), minor(dev));
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return false;
+	while (getline(&line, &cap, f) > 0) {
+		if (strstr(line, want) == NULL ||
+		    (p = strstr(line, " - ")) == NULL)
+			continue;
+		if (strstr(p, "data=journal") != NULL)
+			found = true;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* 1 rotational, 0 not, -1 unknown (no block device, or no queue). */
+static int
+wipe_rotational(dev_t dev)
+{
+	char path[128];
+	int c = -1;
+	FILE *f;
+
+	if (major(dev) == 0)
+		return -1;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/rotational",
+	    major(dev), minor(dev));
+	if ((f = fopen(path, "re")) == NULL) {
+		/* A partition: its disk holds the queue. */
+		snprintf(path, sizeof(path),
+		    "/sys/dev/block/%u:%u/../queue/rotational", major(dev),
+		    minor(dev));
+		if ((f = fopen(path, "re")) == NULL)
+			return -1;
+	}
+	c = fgetc(f);
+	fclose(f);
+	return c == '1' ? 1 : c == '0' ? 0 : -1;
+}
+
+uint32_t
+wipe_fs_promises(int fd)
+{
+	struct statfs sf;
+	struct stat st;
+	uint32_t p = 0;
+
+	if (fstatfs(fd, &sf) == 0 && ((uint32_t)sf.f_type == BTRFS_MAGIC ||
+	    (uint32_t)sf.f_type == BCACHEFS_MAGIC ||
+	    (uint32_t)sf.f_type == ZFS_MAGIC))
+		p |= WIPE_LOW_COW;
+	if (fstat(fd, &st) == 0) {
+		if (wipe_data_journal(st.st_dev))
+			p |= WIPE_LOW_JOURNAL;
+		if (wipe_rotational(st.st_dev) == 0)
+			p |= WIPE_LOW_NONROT;
+	}
+	return p;
+}
+
+/* Every extent of @fd, adjacent ones merged; -EOPNOTSUPP without FIEMAP. */
+static int
+wipe_fiemap(int fd, struct wipe_extent **out, size_t *n)
+{
+	struct fiemap *fm;
+	struct wipe_extent *v = NULL, *last;
+	uint64_t start = 0;
+	size_t cnt = 0, cap = 0;
+	uint32_t i;
+	int r = 0, done = 0;
+
+	fm = xcalloc(1, sizeof(*fm) + WIPE_FIEMAP_BATCH *
+	    sizeof(struct fiemap_extent));
+	while (!done) {
+		memset(fm, 0, sizeof(*fm));
+		fm->fm_start = start;
+		fm->fm_length = FIEMAP_MAX_OFFSET - start;
+		fm->fm_flags = FIEMAP_FLAG_SYNC;
+		fm->fm_extent_count = WIPE_FIEMAP_BATCH;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
+			r = errno == ENOTTY || errno == EOPNOTSUPP ?
+			    -EOPNOTSUPP : -errno;
+			goto out;
+		}
+		if (fm->fm_mapped_extents == 0)
+			break;
+		for (i = 0; i < fm->fm_mapped_extents; i++) {
+			struct fiemap_extent *fe = &fm->fm_extents[i];
+
+			if (fe->fe_flags & FIEMAP_EXTENT_LAST)
+				done = 1;
+			start = fe->fe_logical + fe->fe_length;
+			last = cnt ? &v[cnt - 1] : NULL;
+			if (last != NULL && last->logical + last->length ==
+			    fe->fe_logical && last->physical + last->length ==
+			    fe->fe_physical) {
+				last->length += fe->fe_length;
+				last->flags |= fe->fe_flags;
+				continue;
+			}
+			if (cnt == WIPE_EXTENTS_MAX) {
+				r = -EFBIG;
+				goto out;
+			}
+			if (cnt == cap) {
+				cap = cap ? cap * 2 : 16;
+				v = xreallocarray(v, cap, sizeof(*v));
+			}
+			v[cnt].logical = fe->fe_logical;
+			v[cnt].physical = fe->fe_physical;
+			v[cnt].length = fe->fe_length;
+			v[cnt].flags = fe->fe_flags;
+			cnt++;
+		}
+	}
+out:
+	free(fm);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+static uint32_t
+wipe_extent_promises(const struct wipe_extent *v, size_t n)
+{
+	uint32_t p = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].flags & FIEMAP_EXTENT_SHARED)
+			p |= WIPE_LOW_SHARED;
+		if (v[i].flags & (FIEMAP_EXTENT_DATA_INLINE |
+		    FIEMAP_EXTENT_DATA_TAIL | FIEMAP_EXTENT_NOT_ALIGNED))
+			p |= WIPE_LOW_INLINE;
+		if (v[i].flags & FIEMAP_EXTENT_ENCODED)
+			p |= WIPE_LOW_ENCODED;
+		if (v[i].flags & FIEMAP_EXTENT_DATA_ENCRYPTED)
+			p |= WIPE_LOW_ENCRYPTED;
+		if (v[i].flags & (FIEMAP_EXTENT_UNKNOWN |
+		    FIEMAP_EXTENT_DELALLOC))
+			p |= WIPE_LOW_UNKNOWN;
+	}
+	return p;
+}
+
+static void
+wipe_throttle(const struct timespec *t0, uint64_t bytes, uint64_t rate)
+{
+	struct timespec now, ts;
+	int64_t due, spent;
+
+	if (rate == 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	due = (int64_t)((long double)bytes / rate * NSEC_PER_SEC);
+	spent = (now.tv_sec - t0->tv_sec) * NSEC_PER_SEC +
+	    (now.tv_nsec - t0->tv_nsec);
+	if (due <= spent)
+		return;
+	ts.tv_sec = (due - spent) / NSEC_PER_SEC;
+	ts.tv_nsec = (due - spent) % NSEC_PER_SEC;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int
+wipe_pwrite(int fd, const unsigned char *buf, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = pwrite(fd, buf, len, (off_t)off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		buf += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* A byte range to overwrite: an extent clipped to the end of the file. */
+struct wipe_range {
+	uint64_t	off;
+	uint64_t	end;
+};
+
+/*
+ * Read back what the last pass wrote (@seed: its stream, NULL: zeros),
+ * past the page cache: O_DIRECT, or dropped pages where it is refused.
+ */
+static int
+wipe_verify(int fd, const struct wipe_range *v, size_t n,
+    const struct wipe_rng *seed, unsigned char *want, unsigned char *got)
+{
+	struct wipe_rng g, *gp = NULL;
+	uint64_t off, len;
+	int fl, r = 0;
+	ssize_t k;
+	size_t i;
+
+	if (seed != NULL) {
+		g = *seed;
+		gp = &g;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_DIRECT) < 0)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	for (i = 0; i < n && r == 0; i++) {
+		for (off = v[i].off; off < v[i].end; off += len) {
+			len = v[i].end - off < WIPE_CHUNK ? v[i].end - off :
+			    WIPE_CHUNK;
+			wipe_fill(gp, want, len);
+			k = pread(fd, got, len, (off_t)off);
+			if (k < 0) {
+				r = -errno;
+				break;
+			}
+			if (memcmp(want, got, (size_t)k) != 0) {
+				r = -EIO;
+				break;
+			}
+		}
+	}
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl);
+	return r;
+}
+
+static bool
+wipe_same_extents(const struct wipe_extent *a, size_t na,
+    const struct wipe_extent *b, size_t nb)
+{
+	size_t i;
+
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++)
+		if (a[i].logical != b[i].logical ||
+		    a[i].physical != b[i].physical ||
+		    a[i].length != b[i].length)
+			return false;
+	return true;
+}
+
+/*
+ * Overwrite every allocated block of @fd in place.  Holes hold no data and
+ * are not written (that would allocate new blocks); blocks preallocated
+ * past the end of the file are not either (that would grow it) and are
+ * recorded.  -ECANCELED: the extents moved under us, the data was not
+ * overwritten where it lay.
+ */
+int
+wipe_overwrite(int fd, const struct wipe_opts *o, struct wipe_report *rep)
+{
+	struct wipe_extent *before = NULL, *after = NULL;
+	struct wipe_range *rv = NULL;
+	struct wipe_rng g, seed, *gp;
+	unsigned char *buf = NULL, *buf2 = NULL;
+	struct timespec t0;
+	struct stat st;
+	size_t nbefore = 0, nafter = 0, nr = 0, i;
+	uint64_t limit, off, len, total = 0;
+	unsigned pass, npass;
+	bool have_map;
+	int fl = 0, r;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0) {
+		if (fl & FS_ENCRYPT_FL)
+			rep->promises |= WIPE_LOW_ENCRYPTED;
+		if (fl & FS_INLINE_DATA_FL)
+			rep->promises |= WIPE_LOW_INLINE;
+		if (fl & FS_COMPR_FL)
+			rep->promises |= WIPE_LOW_ENCODED;
+	}
+	limit = ((uint64_t)st.st_size + (uint64_t)st.st_blksize - 1) /
+	    (uint64_t)st.st_blksize * (uint64_t)st.st_blksize;
+	r = wipe_fiemap(fd, &before, &nbefore);
+	have_map = r == 0;
+	if (r == -EOPNOTSUPP || r == -EFBIG) {
+		/* No map: every byte of the file, holes included. */
+		rep->promises |= WIPE_LOW_NOFIEMAP;
+		if (limit > 0) {
+			rv = xcalloc(1, sizeof(*rv));
+			rv[0].end = limit;
+			nr = 1;
+		}
+	} else if (r < 0) {
+		return r;
+	} else {
+		rep->promises |= wipe_extent_promises(before, nbefore);
+		if (nbefore > 0)
+			rv = xcalloc(nbefore, sizeof(*rv));
+		for (i = 0; i < nbefore; i++) {
+			if (before[i].logical >= limit) {
+				rep->promises |= WIPE_LOW_PREALLOC;
+				continue;
+			}
+			rv[nr].off = before[i].logical;
+			rv[nr].end = before[i].logical + before[i].length;
+			if (rv[nr].end > limit) {
+				rep->promises |= WIPE_LOW_PREALLOC;
+				rv[nr].end = limit;
+			}
+			nr++;
+		}
+	}
+	if (posix_memalign((void **)&buf, 4096, WIPE_CHUNK) != 0 ||
+	    posix_memalign((void **)&buf2, 4096, WIPE_CHUNK) != 0)
+		fatalx("wipe: out of memory");
+	npass = o->passes + (o->zero ? 1 : 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (pass = 0; pass < npass; pass++) {
+		gp = NULL;
+		if (pass < o->passes) {
+			if (getrandom(g.s, sizeof(g.s), 0) != sizeof(g.s)) {
+				r = -EIO;
+				goto out;
+			}
+			seed = g;
+			gp = &g;
+		}
+		for (i = 0; i < nr; i++) {
+			for (off = rv[i].off; off < rv[i].end; off += len) {
+				len = rv[i].end - off < WIPE_CHUNK ?
+				    rv[i].end - off : WIPE_CHUNK;
+				wipe_fill(gp, buf, len);
+				if ((r = wipe_pwrite(fd, buf, len, off)) < 0)
+					goto out;
+				total += len;
+				rep->bytes += len;
+				wipe_throttle(&t0, total, o->rate);
+			}
+		}
+		if (fdatasync(fd) < 0) {
+			r = -errno;
+			goto out;
+		}
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		rep->passes++;
+	}
+	if (o->verify) {
+		r = wipe_verify(fd, rv, nr, o->zero ? NULL : &seed, buf, buf2);
+		if (r < 0)
+			goto out;
+		rep->verified = true;
+	}
+	if (have_map) {
+		if ((r = wipe_fiemap(fd, &after, &nafter)) < 0)
+			goto out;
+		if (!wipe_same_extents(before, nbefore, after, nafter)) {
+			rep->extents_changed = true;
+			r = -ECANCELED;
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	free(rv);
+	free(buf);
+	free(buf2);
+	free(before);
+	free(after);
+	return r;
+}
+
+/* Discard the freed extents, so a thin or flash device drops them too. */
+static bool
+wipe_trim(int rootfd, const struct wipe_extent *v, size_t n)
+{
+	struct fstrim_range fr;
+	size_t i;
+	bool ok = n > 0;
+
+	(void)syncfs(rootfd);	/* frees are final at the journal commit */
+	for (i = 0; i < n; i++) {
+		memset(&fr, 0, sizeof(fr));
+		fr.start = v[i].physical;
+		fr.len = v[i].length;
+		if (ioctl(rootfd, FITRIM, &fr) < 0)
+			ok = false;
+	}
+	return ok;
+}
+
+/*
+ * Wipe @name of @dirfd (a .wipe dir) and unlink it.  With @want, only if
+ * it is that inode (-ESTALE otherwise, nothing done).  File I/O only:
+ * safe in the worker.  On failure the file stays queued in .wipe.
+ */
+int
+wipe_file(int dirfd, const char *name, const struct ident *want,
+    uint32_t fs_promises, int rootfd, const struct wipe_opts *o,
+    struct wipe_report *rep)
+{
+	struct wipe_extent *ext = NULL;
+	struct stat st;
+	size_t next = 0;
+	int fd, r;
+
+	memset(rep, 0, sizeof(*rep));
+	fd = -1;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* Not a file (swapped in by a race): drop the name only. */
+		r = unlinkat(dirfd, name, 0) < 0 ? -errno : 0;
+		goto out;
+	}
+	fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (want != NULL && (st.st_dev != want->dev ||
+	    st.st_ino != want->ino)) {
+		r = -ESTALE;
+		goto out;
+	}
+	rep->nlink = st.st_nlink;
+	if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {
+		/* Its data lives on through its other links. */
+		r = unlinkat(dirfd, name, 0) < 0 ? -errno : 0;
+		goto out;
+	}
+	rep->promises = fs_promises;
+	if (o->discard && wipe_fiemap(fd, &ext, &next) < 0)
+		next = 0;
+	if ((r = wipe_overwrite(fd, o, rep)) < 0 && r != -ECANCELED)
+		goto out;
+	/* Aborted or done, the name goes: an aborted wipe is reported. */
+	if (unlinkat(dirfd, name, 0) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (o->discard && r == 0)
+		rep->discarded = wipe_trim(rootfd, ext, next);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(ext);
+	rep->result = r;
+	return r;
+}
+
+/* ---- the daemon side: queue, record, recover ---- */
+
+static int
+wipe_id_name(const char *name, int64_t *id)
+{
+	char *end;
+	long long v;
+
+	if (name[0] < '1' || name[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(name, &end, 10);
+	if (errno != 0 || *end != '\0' || v <= 0)
+		return -EINVAL;
+	*id = v;
+	return 0;
+}
+
+/*
+ * Move a live entry into .wipe (the queue), then mark it wiping.  If the
+ * name held another inode when it was moved (a user raced us), it goes
+ * back where it was and nothing else happens.
+ */
+int
+wipe_stage(struct trashd *d, struct tfs *fs, const struct entry *e,
+    const char *reason)
+{
+	struct tuid *tu;
+	struct stat st;
+	char qname[32], back[NAME_MAX + 1], *target, result[128];
+	int fd, r;
+
+	if (e->state != ENTRY_TRASHED)
+		return -EALREADY;
+	if ((r = trash_uid(fs, e->trash_uid, &tu)) < 0)
+		return r;
+	target = audit_entry_target(fs, e);
+	if (fstatat(tu->fd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		r = -errno;
+		goto refused;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_dev != e->ident.dev ||
+	    st.st_ino != e->ident.ino) {
+		r = -ESTALE;
+		goto refused;
+	}
+	snprintf(qname, sizeof(qname), "%" PRId64, e->id);
+	if (renameat2(tu->fd, e->name, fs->wipefd, qname,
+	    RENAME_NOREPLACE) < 0) {
+		r = -errno;
+		goto refused;
+	}
+	fd = trash_entry_open(fs, fs->wipefd, qname, &e->ident, O_RDONLY);
+	if (fd < 0) {
+		/* Swapped between the check and the move: give it back. */
+		r = renameat2(fs->wipefd, qname, tu->fd, e->name,
+		    RENAME_NOREPLACE);
+		if (r < 0) {
+			snprintf(back, sizeof(back), ".trashd-returned-%s",
+			    qname);
+			r = renameat2(fs->wipefd, qname, tu->fd, back,
+			    RENAME_NOREPLACE);
+		}
+		if (r < 0)
+			log_warn("wipe: %s: cannot return a swapped file "
+			    "from .wipe/%s", fs->path, qname);
+		r = -ESTALE;
+		goto refused;
+	}
+	close(fd);
+	if ((r = index_set_state(d->db, e->id, ENTRY_WIPING)) < 0)
+		goto out;
+	snprintf(result, sizeof(result), "ok: %s", reason);
+	audit_log(d, 0, getpid(), "wipe-queued", target, result);
+	goto out;
+refused:
+	snprintf(result, sizeof(result), "refused: %s", strerror(-r));
+	audit_log(d, 0, getpid(), "wipe-queued", target, result);
+	if (r == -ESTALE || r == -ENOENT)
+		(void)scan_uid(d, fs, tu);
+out:
+	free(target);
+	return r;
+}
+
+/* The control socket's "wipe now" for one entry. */
+int
+wipe_request(struct trashd *d, int64_t id, int64_t actor_uid,
+    int64_t actor_pid)
+{
+	struct entry e;
+	struct tfs *fs;
+	char *target;
+	int r;
+
+	if ((r = index_get(d->db, id, &e)) < 0)
+		return r;
+	if ((fs = daemon_fs(d, e.fs_id)) == NULL) {
+		r = -ENODEV;
+		goto out;
+	}
+	target = audit_entry_target(fs, &e);
+	if ((r = wipe_stage(d, fs, &e, "request")) == 0)
+		wipe_kick(d);
+	audit_log(d, actor_uid, actor_pid, "wipe-request", target,
+	    r == 0 ? "ok" : strerror(-r));
+	free(target);
+out:
+	entry_clear(&e);
+	return r;
+}
+
+/* Record one finished job: a wipes row, the entry's state, the audit. */
+static void
+wipe_record(struct trashd *d, struct tfs *fs, int64_t id, const char *name,
+    const struct wipe_report *rep)
+{
+	static const char sql[] =
+	    "INSERT INTO wipes (entry_id, time_ns, method, result, passes, "
+	    "bytes, nlink, promises) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+	char method[128], promises[256], result[256], *target = NULL, *full;
+	struct wipe_opts o;
+	struct entry e = { 0 };
+	enum entry_state s = ENTRY_WIPED;
+	sqlite3_stmt *st;
+
+	wipe_opts_from_config(d->conf, &o);
+	wipe_method_str(&o, method, sizeof(method));
+	wipe_promises_str(rep->promises, promises, sizeof(promises));
+	if (rep->result == -ECANCELED) {
+		snprintf(result, sizeof(result), "aborted: extents moved "
+		    "during the overwrite; unlinked, data NOT wiped");
+		s = ENTRY_PURGED;
+	} else if (rep->result < 0) {
+		snprintf(result, sizeof(result), "failed: %s; kept in .wipe "
+		    "for the next start", strerror(-rep->result));
+	} else if (rep->nlink > 1) {
+		snprintf(result, sizeof(result), "unlinked only: %" PRIu64
+		    " other links, its data lives on", rep->nlink - 1);
+		snprintf(method, sizeof(method), "none");
+	} else {
+		snprintf(result, sizeof(result), "ok: %u passes, %" PRIu64
+		    " bytes%s%s", rep->passes, rep->bytes,
+		    rep->verified ? ", verified" : "",
+		    rep->discarded ? ", discarded" : "");
+	}
+	if (id != 0 && index_get(d->db, id, &e) == 0)
+		target = audit_entry_target(fs, &e);
+	else
+		xasprintf(&target, "fs=%s .wipe/%s (no entry)", fs->path, name);
+	if (rep->result < 0 && rep->result != -ECANCELED) {
+		log_warnx("wipe: %s: %s", target, result);
+		audit_log(d, 0, getpid(), "wipe", target, result);
+		goto out;
+	}
+	if ((st = db_stmt(d->db, sql)) != NULL) {
+		if (e.id != 0)
+			sqlite3_bind_int64(st, 1, e.id);
+		sqlite3_bind_int64(st, 2, now_ns());
+		db_bind_text(st, 3, method);
+		db_bind_text(st, 4, result);
+		sqlite3_bind_int64(st, 5, rep->passes);
+		sqlite3_bind_int64(st, 6, (int64_t)rep->bytes);
+		sqlite3_bind_int64(st, 7, (int64_t)rep->nlink);
+		db_bind_text(st, 8, promises);
+		(void)db_done(d->db, st);
+	}
+	if (e.id != 0)
+		(void)index_set_state(d->db, e.id, s);
+	xasprintf(&full, "%s; method: %s; not promised: %s", result, method,
+	    promises);
+	audit_log(d, 0, getpid(), s == ENTRY_WIPED ? "wiped" : "purged",
+	    target, full);
+	free(full);
+out:
+	free(target);
+	entry_clear(&e);
+}
+
+/*
+ * The queue of @fs: every file in its .wipe, with the row it belongs to.
+ * A file whose row is still "trashed" (a crash between the move and the
+ * update) is marked wiping now.  A wiping row whose file is gone was
+ * unlinked by a wipe whose record a crash lost: the unlink comes only
+ * after the overwrite, so it is marked wiped.
+ */
+static int
+wipe_collect(struct trashd *d, size_t fsi, struct wipe_job **jobs,
+    size_t *njobs, bool recover)
+{
+	struct index_filter f = { .uid = -1,
+	    .states = ENTRY_STATE_MASK(ENTRY_WIPING) };
+	struct tfs *fs = &d->fs[fsi];
+	struct entry_list l;
+	struct wipe_job *j;
+	struct dirent *de;
+	struct entry e;
+	struct stat st;
+	DIR *dir;
+	int64_t id;
+	size_t i, k;
+	int fd, r = 0;
+
+	if ((fd = openat(fs->wipefd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(dir)) != NULL && *njobs < WIPE_JOBS_MAX) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    strlen(de->d_name) >= sizeof(j->name))
+			continue;
+		*jobs = xreallocarray(*jobs, *njobs + 1, sizeof(**jobs));
+		j = &(*jobs)[(*njobs)++];
+		memset(j, 0, sizeof(*j));
+		j->fs = fsi;
+		memcpy(j->name, de->d_name, strlen(de->d_name) + 1);
+		if (wipe_id_name(de->d_name, &id) < 0 ||
+		    fstatat(fs->wipefd, de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) < 0 ||
+		    index_get(d->db, id, &e) < 0)
+			continue;
+		if (e.fs_id == fs->id && e.ident.dev == st.st_dev &&
+		    e.ident.ino == st.st_ino && (e.state == ENTRY_WIPING ||
+		    e.state == ENTRY_TRASHED)) {
+			j->id = id;
+			j->ident = e.ident;
+			if (e.state == ENTRY_TRASHED)
+				(void)index_set_state(d->db, id, ENTRY_WIPING);
+		}
+		entry_clear(&e);
+	}
+	closedir(dir);
+	if (!recover)
+		return 0;
+	f.fs_id = fs->id;
+	if ((r = index_list(d->db, &f, &l)) < 0)
+		return r;
+	for (i = 0; i < l.n; i++) {
+		for (k = 0; k < *njobs; k++)
+			if ((*jobs)[k].id == l.v[i].id)
+				break;
+		if (k < *njobs)
+			continue;
+		char *target = audit_entry_target(fs, &l.v[i]);
+
+		(void)index_set_state(d->db, l.v[i].id, ENTRY_WIPED);
+		audit_log(d, 0, getpid(), "wiped", target,
+		    "ok: finished before a crash lost its record");
+		free(target);
+	}
+	entry_list_free(&l);
+	return 0;
+}
+
+static int
+wipe_jobs(struct trashd *d, struct wipe_job **jobs, size_t *njobs,
+    bool recover)
+{
+	size_t i;
+	int r;
+
+	*jobs = NULL;
+	*njobs = 0;
+	if ((r = db_begin(d->db)) < 0)
+		return r;
+	for (i = 0; i < d->nfs; i++)
+		if ((r = wipe_collect(d, i, jobs, njobs, recover)) < 0)
+			log_warnx("wipe: %s: %s", d->fs[i].path, strerror(-r));
+	return db_commit(d->db);
+}
+
+/* Start-up: bring the queue's rows in line with .wipe (see above). */
+int
+wipe_recover(struct trashd *d)
+{
+	struct wipe_job *jobs;
+	size_t n;
+	int r;
+
+	r = wipe_jobs(d, &jobs, &n, true);
+	free(jobs);
+	return r;
+}
+
+static void
+wipe_run_job(struct trashd *d, const struct wipe_opts *o,
+    const struct wipe_job *j, struct wipe_report *rep)
+{
+	struct tfs *fs = &d->fs[j->fs];
+	int r;
+
+	r = wipe_file(fs->wipefd, j->name, j->id ? &j->ident : NULL,
+	    fs->promises, fs->rootfd, o, rep);
+	if (r == -ESTALE)
+		/* Not the entry's inode after all: wipe it as an orphan. */
+		(void)wipe_file(fs->wipefd, j->name, NULL, fs->promises,
+		    fs->rootfd, o, rep);
+}
+
+/*
+ * Wipe the whole queue now, in this process (start-up recovery without an
+ * event loop, and the tests).  Returns the number of failed jobs.
+ */
+int
+wipe_drain(struct trashd *d)
+{
+	struct wipe_job *jobs;
+	struct wipe_report rep;
+	struct wipe_opts o;
+	size_t n, i;
+	int r, failed = 0;
+
+	wipe_opts_from_config(d->conf, &o);
+	if ((r = wipe_jobs(d, &jobs, &n, true)) < 0)
+		return r;
+	for (i = 0; i < n; i++) {
+		wipe_run_job(d, &o, &jobs[i], &rep);
+		if (rep.result < 0 && rep.result != -ECANCELED)
+			failed++;
+		wipe_record(d, &d->fs[jobs[i].fs], jobs[i].id, jobs[i].name,
+		    &rep);
+	}
+	free(jobs);
+	return failed;
+}
+
+static void
+wipe_worker_child(struct trashd *d, struct wipe_job *jobs, size_t n, int fd)
+{
+	struct wipe_opts o;
+	struct wipe_msg m;
+	size_t i;
+
+	wipe_opts_from_config(d->conf, &o);
+	for (i = 0; i < n; i++) {
+		memset(&m, 0, sizeof(m));
+		m.job = (uint32_t)i;
+		wipe_run_job(d, &o, &jobs[i], &m.rep);
+		if (write(fd, &m, sizeof(m)) != sizeof(m))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+static void
+wipe_worker_free(struct trashd *d)
+{
+	struct wipe_worker *w = d->worker;
+
+	if (w == NULL)
+		return;
+	if (w->ev != NULL)
+		event_free(w->ev);
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->jobs);
+	free(w);
+	d->worker = NULL;
+}
+
+/* Wait for the worker and forget it; returns its wait status. */
+static int
+wipe_worker_wait(struct trashd *d)
+{
+	int status = 0;
+
+	while (waitpid(d->worker->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+static void
+wipe_worker_read(evutil_socket_t fd, short ev, void *arg)
+{
+	struct trashd *d = arg;
+	struct wipe_worker *w = d->worker;
+	struct wipe_msg m;
+	bool again;
+	ssize_t n;
+	int status;
+
+	(void)ev;
+	n = read(fd, w->buf + w->len, sizeof(w->buf) - w->len);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n > 0) {
+		w->len += (size_t)n;
+		if (w->len < sizeof(w->buf))
+			return;
+		memcpy(&m, w->buf, sizeof(m));
+		w->len = 0;
+		if (m.job < w->njobs) {
+			struct wipe_job *j = &w->jobs[m.job];
+
+			wipe_record(d, &d->fs[j->fs], j->id, j->name, &m.rep);
+			w->done++;
+		}
+		return;
+	}
+	/* EOF: the worker is done, or died. */
+	status = wipe_worker_wait(d);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		log_warnx("wipe: worker %d died (status %d) after %zu of %zu; "
+		    "the rest stays queued in .wipe", (int)w->pid, status,
+		    w->done, w->njobs);
+	again = w->again && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	wipe_worker_free(d);
+	if (again)
+		wipe_kick(d);
+}
+
+/* Start a worker on the queue, or have the running one's successor. */
+void
+wipe_kick(struct trashd *d)
+{
+	struct wipe_worker *w;
+	int p[2];
+	size_t i;
+
+	if (d->base == NULL)
+		return;	/* no event loop: the caller drains */
+	if (d->worker != NULL) {
+		d->worker->again = true;
+		return;
+	}
+	w = xcalloc(1, sizeof(*w));
+	w->fd = -1;
+	if (wipe_jobs(d, &w->jobs, &w->njobs, false) < 0 || w->njobs == 0) {
+		free(w->jobs);
+		free(w);
+		return;
+	}
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		log_warn("wipe: pipe");
+		free(w->jobs);
+		free(w);
+		return;
+	}
+	switch ((w->pid = fork())) {
+	case -1:
+		log_warn("wipe: fork");
+		close(p[0]);
+		close(p[1]);
+		free(w->jobs);
+		free(w);
+		return;
+	case 0:
+		close(p[0]);
+		wipe_worker_child(d, w->jobs, w->njobs, p[1]);
+		_exit(1);
+	}
+	close(p[1]);
+	w->fd = p[0];
+	d->worker = w;
+	w->ev = event_new(d->base, w->fd, EV_READ | EV_PERSIST,
+	    wipe_worker_read, d);
+	if (w->ev == NULL || event_add(w->ev, NULL) < 0)
+		fatalx("wipe: cannot add the worker event");
+	for (i = 0; i < w->njobs; i++)
+		log_debug("wipe: worker %d: %s/.trash/.wipe/%s", (int)w->pid,
+		    d->fs[w->jobs[i].fs].path, w->jobs[i].name);
+}
+
+pid_t
+wipe_worker_pid(struct trashd *d)
+{
+	return d->worker != NULL ? d->worker->pid : 0;
+}
+
+/* At exit: stop the worker; what it did not finish stays queued. */
+void
+wipe_worker_reap(struct trashd *d)
+{
+	if (d->worker == NULL)
+		return;
+	kill(d->worker->pid, SIGTERM);
+	(void)wipe_worker_wait(d);
+	wipe_worker_free(d);
+}
