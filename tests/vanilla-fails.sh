@@ -16,6 +16,7 @@ for name in "unflagged file is deleted" "no /.trash: deleted for real" \
 done
 # These are the patch: they must fail without it.
 for name in "+u file trashed intact" "+s file trashed intact" \
+	    "rm, unlink(2) and io_uring" \
 	    "per-uid dir on demand" "1,000 collisions" \
 	    "mv and rename(2) over a flagged file" "+u directory: inherited" \
 	    "failed move fails the unlink" "fs.trashbin.enabled" "stress:"; do

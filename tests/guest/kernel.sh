@@ -68,6 +68,27 @@ t_trash_by_deleter() {
 	check_absent $T/$A
 }
 
+# Every way of removing a link is caught: unlinkat(2) from rm, unlink(2),
+# io_uring's IORING_OP_UNLINKAT.
+t_unlink_paths() {
+	reset_trash
+	fresh_dir t2c $A
+	as $A sh -c 'cd /mnt/t2c && for f in a b c; do echo $f > $f; done &&
+		tbtool chattr +u a b c && rm a && tbtool unlink b &&
+		tbtool uring-unlink c' || die "removal failed"
+	for f in a b c; do
+		check_absent $M/t2c/$f
+		check_eq "$f in trash" $f "$(cat $T/$A/$f)"
+		check_eq "$f's path" t2c/$f "$(xget $T/$A/$f path)"
+	done
+	# io_uring refusals come back through the completion too.
+	as $A sh -c 'echo k > /mnt/t2c/k && tbtool chattr +u /mnt/t2c/k'
+	chmod 0500 $T/$A
+	check_eq "io_uring errno" EACCES "$(as $A tbtool uring-unlink $M/t2c/k)"
+	chmod 0700 $T/$A
+	check_eq "kept" k "$(cat $M/t2c/k)"
+}
+
 # 3. No usable /.trash: nothing is trashed and nothing is followed.
 untrashed() {	# WHAT-THE-TRASH-IS
 	fresh_dir t3 $A
@@ -299,6 +320,7 @@ run_test "unflagged file is deleted, trash untouched" t_unflagged
 run_test "+u file trashed intact with path, time and deleter" t_trash_u
 run_test "+s file trashed intact with path, time and deleter" t_trash_s
 run_test "trash of the deleter, owner kept" t_trash_by_deleter
+run_test "rm, unlink(2) and io_uring unlinkat all trash" t_unlink_paths
 run_test "no /.trash: deleted for real" t_no_trash
 run_test "/.trash a symlink: not followed" t_trash_symlink
 run_test "/.trash not owned by root: ignored" t_trash_not_root

@@ -10,11 +10,14 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/fs.h>
+#include <linux/io_uring.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -177,6 +180,68 @@ static int cmd_rename(int argc, char **argv)
 		return 2;
 	if (rename(argv[0], argv[1]) < 0) {
 		printf("%s\n", errname(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * tbtool uring-unlink FILE: unlink through io_uring's IORING_OP_UNLINKAT,
+ * with raw system calls (no liburing in a static busybox guest).  Prints
+ * the errno symbol on failure, like tbtool unlink.
+ */
+static int cmd_uring_unlink(int argc, char **argv)
+{
+	struct io_uring_params p = { 0 };
+	struct io_uring_sqe *sqes, *sqe;
+	struct io_uring_cqe *cqe;
+	unsigned int *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail;
+	unsigned int *cq_mask, tail;
+	void *sq, *cq;
+	int fd, res;
+
+	if (argc != 1)
+		return 2;
+	fd = syscall(__NR_io_uring_setup, 1, &p);
+	if (fd < 0)
+		return fail("io_uring_setup", argv[0]);
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int),
+		  PROT_READ | PROT_WRITE, MAP_SHARED, fd, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(*cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED, fd, IORING_OFF_CQ_RING);
+	sqes = mmap(NULL, p.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE,
+		    MAP_SHARED, fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
+		return fail("io_uring mmap", argv[0]);
+	sq_tail = (unsigned int *)((char *)sq + p.sq_off.tail);
+	sq_mask = (unsigned int *)((char *)sq + p.sq_off.ring_mask);
+	sq_array = (unsigned int *)((char *)sq + p.sq_off.array);
+	cq_head = (unsigned int *)((char *)cq + p.cq_off.head);
+	cq_tail = (unsigned int *)((char *)cq + p.cq_off.tail);
+	cq_mask = (unsigned int *)((char *)cq + p.cq_off.ring_mask);
+
+	tail = *sq_tail;
+	sqe = &sqes[tail & *sq_mask];
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_UNLINKAT;
+	sqe->fd = AT_FDCWD;
+	sqe->addr = (unsigned long)argv[0];
+	sq_array[tail & *sq_mask] = tail & *sq_mask;
+	__atomic_store_n(sq_tail, tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, fd, 1, 1, IORING_ENTER_GETEVENTS,
+		    NULL, 0) < 0)
+		return fail("io_uring_enter", argv[0]);
+	if (__atomic_load_n(cq_tail, __ATOMIC_ACQUIRE) == *cq_head) {
+		fprintf(stderr, "tbtool: io_uring: no completion\n");
+		return 1;
+	}
+	cqe = (struct io_uring_cqe *)((char *)cq + p.cq_off.cqes) +
+	      (*cq_head & *cq_mask);
+	res = cqe->res;
+	__atomic_store_n(cq_head, *cq_head + 1, __ATOMIC_RELEASE);
+	close(fd);
+	if (res < 0) {
+		printf("%s\n", errname(-res));
 		return 1;
 	}
 	return 0;
@@ -349,6 +414,7 @@ static const struct {
 	{ "runas", cmd_runas, "UID GID CMD [ARG...]" },
 	{ "unlink", cmd_unlink, "FILE" },
 	{ "rename", cmd_rename, "OLD NEW" },
+	{ "uring-unlink", cmd_uring_unlink, "FILE" },
 	{ "churn", cmd_churn, "DIR NAME N" },
 	{ "stress", cmd_stress, "DIR NPROC N" },
 	{ "trashls", cmd_trashls, "DIR" },
