@@ -44,7 +44,7 @@ rc=0
 timeout -k 10 "$timeout" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
 	-nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$work/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 trashbin.suite=$suite" \
+	-append "console=ttyS0 panic=-1 pci=noacpi trashbin.suite=$suite" \
 	-drive "file=$work/disk.img,format=raw,if=virtio" \
 	-serial "file:$work/console.log" -serial "file:$work/tap.log" \
 	</dev/null || rc=$?
