@@ -169,3 +169,53 @@ audit_expire(struct trashd *d, int64_t now)
 		log_info("audit: expired %" PRId64 " rows", n);
 	return 0;
 }
+
+/* The newest @f->limit rows that match @f, returned oldest first. */
+int
+audit_search(struct trashd *d, const struct audit_filter *f,
+    struct audit_row **out, size_t *n)
+{
+	static const char sql[] =
+	    "SELECT id, time_ns, uid, pid, action, target, result FROM audit "
+	    "WHERE (?1 < 0 OR uid = ?1) AND (?2 IS NULL OR action = ?2) AND "
+	    "time_ns >= ?3 AND (?4 = 0 OR time_ns < ?4) "
+	    "ORDER BY id DESC LIMIT ?5";
+	struct audit_row *v = NULL, tmp;
+	sqlite3_stmt *st;
+	size_t cap = 0, cnt = 0, i;
+	int r;
+
+	if ((st = db_stmt(d->db, sql)) == NULL)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, f->uid);
+	db_bind_text(st, 2, f->action);
+	sqlite3_bind_int64(st, 3, f->since_ns);
+	sqlite3_bind_int64(st, 4, f->before_ns);
+	sqlite3_bind_int64(st, 5, f->limit ? (int64_t)f->limit : -1);
+	while ((r = db_row(d->db, st)) > 0) {
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xreallocarray(v, cap, sizeof(*v));
+		}
+		v[cnt].id = sqlite3_column_int64(st, 0);
+		v[cnt].time_ns = sqlite3_column_int64(st, 1);
+		v[cnt].uid = sqlite3_column_int64(st, 2);
+		v[cnt].pid = sqlite3_column_int64(st, 3);
+		v[cnt].action = xstrdup(db_col_text(st, 4));
+		v[cnt].target = xstrdup(db_col_text(st, 5));
+		v[cnt].result = xstrdup(db_col_text(st, 6));
+		cnt++;
+	}
+	if (r < 0) {
+		audit_rows_free(v, cnt);
+		return r;
+	}
+	for (i = 0; i < cnt / 2; i++) {
+		tmp = v[i];
+		v[i] = v[cnt - 1 - i];
+		v[cnt - 1 - i] = tmp;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}

@@ -25,6 +25,13 @@ const int caps_kept[] = {
 	 * them); FITRIM of the freed extents needs it too.
 	 */
 	CAP_SYS_ADMIN,
+	/*
+	 * Restores run in a child that takes the caller's uid, gid and
+	 * groups (setgroups, setresgid, setresuid), so that it writes only
+	 * where the caller could; the daemon itself never changes ids.
+	 */
+	CAP_SETGID,
+	CAP_SETUID,
 };
 const size_t caps_nkept = sizeof(caps_kept) / sizeof(caps_kept[0]);
 

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ enum config_type {
 	CT_DURATION,	/* "forever" is 0 */
 	CT_PERCENT,
 	CT_COUNT,
+	CT_GROUP,	/* a group name or gid, resolved at load */
 };
 
 struct config_key {
@@ -51,6 +53,9 @@ static const struct config_key config_keys[] = {
 	K("wipe-rate",		CT_SIZE,	wipe_rate),
 	K("audit-retention",	CT_DURATION,	audit_retention),
 	K("policy-interval",	CT_DURATION,	interval),
+	K("socket",		CT_PATH,	socket),
+	K("admin-group",	CT_GROUP,	admin_gid),
+	K("client-timeout",	CT_DURATION,	client_timeout),
 };
 #undef K
 #define CONFIG_NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
@@ -71,6 +76,9 @@ config_default(void)
 	c->wipe_passes = 1;
 	c->audit_retention = 365 * 86400;
 	c->interval = 300;
+	c->socket = xstrdup(TRASHD_SOCKET);
+	c->admin_gid = -1;
+	c->client_timeout = 30;
 	return c;
 }
 
@@ -85,6 +93,7 @@ config_free(struct config *c)
 		free(c->fs[i].path);
 	free(c->fs);
 	free(c->database);
+	free(c->socket);
 	free(c);
 }
 
@@ -188,6 +197,24 @@ config_parse_bool(const char *s, bool *out)
 	return 0;
 }
 
+/* A gid in decimal, or the name of a group of the group database. */
+static int
+config_parse_group(const char *s, int64_t *out)
+{
+	struct group gr, *grp = NULL;
+	char buf[16384];
+	uint32_t gid;
+
+	if (trash_parse_uid(s, &gid) == 0) {
+		*out = gid;
+		return 0;
+	}
+	if (getgrnam_r(s, &gr, buf, sizeof(buf), &grp) != 0 || grp == NULL)
+		return -ENOENT;
+	*out = grp->gr_gid;
+	return 0;
+}
+
 static const char *
 config_type_help(enum config_type t)
 {
@@ -204,6 +231,8 @@ config_type_help(enum config_type t)
 		return "a percentage such as 10%";
 	case CT_COUNT:
 		return "a number from 1 to 35";
+	case CT_GROUP:
+		return "an existing group name or a gid";
 	}
 	return "?";
 }
@@ -238,6 +267,8 @@ config_set(struct config *c, const struct config_key *k, const char *v)
 			return -ERANGE;
 		*(unsigned *)(void *)base = (unsigned)u;
 		return 0;
+	case CT_GROUP:
+		return config_parse_group(v, (int64_t *)(void *)base);
 	}
 	return -EINVAL;
 }

@@ -385,3 +385,86 @@ index_usage_all(struct db *db, int64_t fs_id, struct usage **out, size_t *n)
 	*n = cnt;
 	return 0;
 }
+
+/*
+ * The control socket's restore moves the file out as the caller; then the
+ * row is marked here.  Only a live entry can be restored.
+ */
+int
+index_mark_restored(struct trashd *d, int64_t id, int64_t actor_uid,
+    int64_t actor_pid)
+{
+	struct entry e;
+	char *target;
+	int r;
+
+	if ((r = index_get(d->db, id, &e)) < 0)
+		return r;
+	if (e.state != ENTRY_TRASHED) {
+		entry_clear(&e);
+		return -EALREADY;
+	}
+	r = index_set_state(d->db, id, ENTRY_RESTORED);
+	target = audit_entry_target(daemon_fs(d, e.fs_id), &e);
+	audit_log(d, actor_uid, actor_pid, "restored", target,
+	    r == 0 ? "ok: by request" : "failed");
+	free(target);
+	entry_clear(&e);
+	return r;
+}
+
+/*
+ * Live entries of @uid on @fs_id by original path: with @exact, those
+ * whose path is @rel, newest first; else those under directory @rel
+ * (every entry with a known path when @rel is ""), sorted by path and
+ * newest first within one.  No LIKE: '%' and '_' are valid in names.
+ */
+int
+index_by_path(struct db *db, int64_t fs_id, uint32_t uid, const char *rel,
+    bool exact, struct entry_list *l)
+{
+	static const char sql_exact[] = "SELECT " ENTRY_COLS
+	    " FROM entries WHERE fs_id = ?1 AND trash_uid = ?2 AND "
+	    "state = 'trashed' AND orig_path = ?3 "
+	    "ORDER BY deleted_ns DESC, id DESC";
+	static const char sql_under[] = "SELECT " ENTRY_COLS
+	    " FROM entries WHERE fs_id = ?1 AND trash_uid = ?2 AND "
+	    "state = 'trashed' AND orig_path IS NOT NULL AND "
+	    "(?4 = 0 OR substr(orig_path, 1, ?4) = ?3) "
+	    "ORDER BY orig_path, deleted_ns DESC, id DESC";
+	sqlite3_stmt *st;
+	size_t cap = 0, len = strlen(rel);
+	char *prefix = NULL;
+	int r;
+
+	l->v = NULL;
+	l->n = 0;
+	if ((st = db_stmt(db, exact ? sql_exact : sql_under)) == NULL)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, fs_id);
+	sqlite3_bind_int64(st, 2, uid);
+	if (exact) {
+		db_bind_text(st, 3, rel);
+	} else {
+		if (len > 0)
+			xasprintf(&prefix, "%s/", rel);
+		db_bind_text(st, 3, prefix != NULL ? prefix : "");
+		sqlite3_bind_int64(st, 4, len > 0 ? (int64_t)len + 1 : 0);
+	}
+	while ((r = db_row(db, st)) > 0) {
+		if (l->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			l->v = xreallocarray(l->v, cap, sizeof(*l->v));
+		}
+		if ((r = index_read_row(st, &l->v[l->n])) < 0) {
+			entry_clear(&l->v[l->n]);
+			sqlite3_reset(st);
+			break;
+		}
+		l->n++;
+	}
+	free(prefix);
+	if (r < 0)
+		entry_list_free(l);
+	return r;
+}

@@ -213,6 +213,25 @@ out:
 	return r;
 }
 
+/* The control socket's "purge" of one entry by id. */
+int
+policy_purge_id(struct trashd *d, int64_t id, int64_t actor_uid,
+    int64_t actor_pid)
+{
+	struct entry e;
+	struct tfs *fs;
+	int r;
+
+	if ((r = index_get(d->db, id, &e)) < 0)
+		return r;
+	if ((fs = daemon_fs(d, e.fs_id)) == NULL)
+		r = -ENODEV;
+	else
+		r = policy_purge(d, fs, &e, "request", actor_uid, actor_pid);
+	entry_clear(&e);
+	return r;
+}
+
 static int
 policy_purge_list(struct trashd *d, struct tfs *fs, struct entry_list *l,
     const char *reason)

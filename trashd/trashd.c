@@ -113,6 +113,8 @@ main(int argc, char *argv[])
 	if (daemon_open(&d, conf, base, err, sizeof(err)) < 0)
 		fatalx("%s", err);
 	d.conffile = xstrdup(conffile);
+	if (control_init(&d) < 0)
+		fatalx("cannot listen on %s", d.conf->socket);
 	ev_term = evsignal_new(base, SIGTERM, trashd_sig_exit, &d);
 	ev_int = evsignal_new(base, SIGINT, trashd_sig_exit, &d);
 	ev_hup = evsignal_new(base, SIGHUP, trashd_sig_hup, &d);
@@ -126,6 +128,7 @@ main(int argc, char *argv[])
 	event_free(ev_int);
 	event_free(ev_hup);
 	free(d.conffile);
+	control_close(&d);
 	daemon_close(&d);
 	event_base_free(base);
 	log_info("exited");

@@ -16,6 +16,7 @@
 
 #define TRASHD_CONF	"/etc/trashd/trashd.conf"
 #define TRASHD_DB	"/var/lib/trashd/index.db"
+#define TRASHD_SOCKET	"/run/trashd/trashd.sock"
 
 /* The kernel ABI: Documentation/filesystems/trashbin.rst */
 #define TRASH_DIR	".trash"
@@ -82,6 +83,9 @@ struct config {
 	uint64_t	 wipe_rate;	/* bytes per second, 0: unlimited */
 	int64_t		 audit_retention; /* seconds, 0: forever */
 	int64_t		 interval;	/* seconds between policy runs */
+	char		*socket;	/* the control socket */
+	int64_t		 admin_gid;	/* admins' group, -1: root only */
+	int64_t		 client_timeout; /* seconds a client may stall */
 };
 
 struct config	*config_load(const char *path, char *err, size_t errlen);
@@ -191,6 +195,11 @@ int	 index_usage(struct db *, int64_t fs_id, uint32_t uid,
 	    struct usage *);
 int	 index_usage_all(struct db *, int64_t fs_id, struct usage **,
 	    size_t *);
+struct trashd;
+int	 index_mark_restored(struct trashd *, int64_t id, int64_t actor_uid,
+	    int64_t actor_pid);
+int	 index_by_path(struct db *, int64_t fs_id, uint32_t uid,
+	    const char *rel, bool exact, struct entry_list *);
 
 /* ---- trash.c ---- */
 struct tuid {
@@ -223,8 +232,24 @@ int	 trash_entry_open(struct tfs *, int dirfd, const char *name,
 int	 trash_entry_unlink(struct tfs *, int dirfd, const char *name,
 	    const struct ident *);
 
-/* ---- daemon.c: the daemon's state, passed to every handler ---- */
+/*
+ * ---- daemon.c: the daemon's state, passed to every handler ----
+ *
+ * What the control socket (control.c) calls:
+ *   list a uid's entries	index_list() with .uid set
+ *   one entry by id		index_get()
+ *   mark restored		index_mark_restored()
+ *   wipe now			wipe_request()
+ *   purge			policy_purge_id()
+ *   policy set/get/unset	policy_set(), policy_get(), policy_unset(),
+ *				policy_effective()
+ *   audit query		audit_query()
+ *   usage per uid		index_usage(), index_usage_all()
+ * control_init() adds its listener (trashd.c calls it after daemon_open(),
+ * so the unit tests' daemons have none) and its state here.
+ */
 struct wipe_worker;
+struct control;
 
 struct trashd {
 	char		*conffile;
@@ -238,6 +263,7 @@ struct trashd {
 	struct event	*policy_ev;
 	struct wipe_worker *worker;
 	bool		 rescan;	/* a full scan is due */
+	struct control	*control;	/* NULL: no control socket */
 };
 
 int	 daemon_open(struct trashd *, struct config *, struct event_base *,
@@ -266,6 +292,16 @@ int	 audit_query(struct trashd *, int64_t since_ns, int64_t uid,
 	    size_t limit, struct audit_row **, size_t *);
 void	 audit_rows_free(struct audit_row *, size_t);
 int	 audit_expire(struct trashd *, int64_t now);
+
+struct audit_filter {
+	int64_t		 uid;		/* -1: any */
+	const char	*action;	/* NULL: any */
+	int64_t		 since_ns;	/* 0: any */
+	int64_t		 before_ns;	/* 0: any */
+	size_t		 limit;		/* the newest this many */
+};
+int	 audit_search(struct trashd *, const struct audit_filter *,
+	    struct audit_row **, size_t *);
 
 /* ---- scan.c ---- */
 int	 scan_entry(struct trashd *, struct tfs *, struct tuid *,
@@ -304,6 +340,8 @@ int	 policy_unset(struct trashd *, enum policy_kind, uint32_t id,
 int	 policy_effective(struct trashd *, uint32_t uid, struct policy *);
 int	 policy_purge(struct trashd *, struct tfs *, const struct entry *,
 	    const char *reason, int64_t actor_uid, int64_t actor_pid);
+int	 policy_purge_id(struct trashd *, int64_t id, int64_t actor_uid,
+	    int64_t actor_pid);
 int	 policy_secure(struct trashd *, struct tfs *, int64_t now);
 int	 policy_retention(struct trashd *, struct tfs *, int64_t now);
 int	 policy_quota(struct trashd *, struct tfs *);
@@ -361,6 +399,60 @@ void	 wipe_worker_reap(struct trashd *);
 pid_t	 wipe_worker_pid(struct trashd *);
 int	 wipe_request(struct trashd *, int64_t id, int64_t actor_uid,
 	    int64_t actor_pid);
+
+/* ---- control.c: the control socket ---- */
+/* Who is on the other end, read once at accept (SO_PEERCRED/PEERGROUPS). */
+struct peer {
+	uid_t		 uid;
+	gid_t		 gid;
+	pid_t		 pid;
+	gid_t		*groups;
+	int		 ngroups;
+	bool		 admin;
+};
+
+struct control_conn;
+struct proto_buf;
+struct restore_job;
+
+int	 control_init(struct trashd *);
+void	 control_close(struct trashd *);
+int	 control_path_fs(struct trashd *, const char *abs, struct tfs **,
+	    const char **rel);
+int	 control_rel_valid(const char *rel, bool empty_ok);
+void	 control_send(struct control_conn *, struct proto_buf *);
+void	 control_reply_error(struct control_conn *, int err,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void	 control_request_done(struct control_conn *);
+void	 control_set_job(struct control_conn *, struct restore_job *);
+const struct peer *control_peer(const struct control_conn *);
+/* The fuzzer: a connection over an fd, without a listener. */
+struct control_conn *control_conn_new(struct trashd *, int fd,
+	    const struct peer *);
+size_t	 control_nconns(struct trashd *);
+
+/* ---- restore.c: restores as the caller, in a child process ---- */
+
+/* The credentials a restore child takes. */
+struct creds {
+	uid_t		 uid;
+	gid_t		 gid;
+	gid_t		*groups;
+	int		 ngroups;
+};
+
+int	 restore_start(struct trashd *, struct control_conn *,
+	    struct tfs *, uint32_t uid, const struct creds *,
+	    struct entry_list *, char **targets, bool overwrite,
+	    mode_t umask);
+void	 restore_detach(struct restore_job *);
+void	 restore_stop_all(struct trashd *);
+size_t	 restore_running(void);
+int	 restore_move(int rootfd, int tudirfd, const char *name,
+	    const struct ident *, const char *target, bool overwrite);
+int	 restore_creds(const struct peer *, uint32_t uid, int tudirfd,
+	    struct creds *);
+void	 restore_creds_free(struct creds *);
 
 /* ---- caps.c ---- */
 int	 caps_drop(void);

@@ -277,6 +277,43 @@ test_secure_grace(void **state)
 	assert_int_equal(state_of(s, 4001, "aged"), ENTRY_WIPED);
 }
 
+/* The control socket's verbs by id: purge, wipe now, mark restored. */
+static void
+test_control_api(void **state)
+{
+	struct state *s = *state;
+	struct entry a, b, c;
+	struct audit_row *rows;
+	size_t n;
+
+	stage(s, 5000, "ca", 10, FS_UNRM_FL, 10);
+	stage(s, 5000, "cb", 20, FS_UNRM_FL, 10);
+	stage(s, 5000, "cc", 30, FS_UNRM_FL, 10);
+	assert_int_equal(scan_all(&s->d), 0);
+	assert_int_equal(tl_entry_by_name(&s->d, 5000, "ca", &a), 0);
+	assert_int_equal(tl_entry_by_name(&s->d, 5000, "cb", &b), 0);
+	assert_int_equal(tl_entry_by_name(&s->d, 5000, "cc", &c), 0);
+	assert_int_equal(policy_purge_id(&s->d, a.id, 5000, 99), 0);
+	assert_false(in_trash(s, 5000, "ca"));
+	assert_int_equal(policy_purge_id(&s->d, a.id, 5000, 99), -EALREADY);
+	/* "wipe now" wipes even a +u entry: the user asked for it. */
+	assert_int_equal(wipe_request(&s->d, b.id, 5000, 99), 0);
+	assert_int_equal(wipe_drain(&s->d), 0);
+	assert_int_equal(state_of(s, 5000, "cb"), ENTRY_WIPED);
+	assert_int_equal(index_mark_restored(&s->d, c.id, 5000, 99), 0);
+	assert_int_equal(state_of(s, 5000, "cc"), ENTRY_RESTORED);
+	assert_int_equal(index_mark_restored(&s->d, c.id, 5000, 99),
+	    -EALREADY);
+	assert_int_equal(policy_purge_id(&s->d, 987654, 0, 1), -ENOENT);
+	assert_int_equal(audit_query(&s->d, 0, 5000, 0, &rows, &n), 0);
+	/* 3 trashed (the deleter), purged, wipe-request, restored. */
+	assert_int_equal(n, 6);
+	audit_rows_free(rows, n);
+	entry_clear(&a);
+	entry_clear(&b);
+	entry_clear(&c);
+}
+
 int
 main(void)
 {
@@ -288,6 +325,7 @@ main(void)
 		cmocka_unit_test(test_watermark),
 		cmocka_unit_test(test_secure_purge_wipes),
 		cmocka_unit_test(test_secure_grace),
+		cmocka_unit_test(test_control_api),
 	};
 
 	log_init(1, 0);

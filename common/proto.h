@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The control socket's wire protocol, shared by trashd(8), trashctl(1) and
+ * pam_trash.so: one header, never a copy.  Described in trashd(8),
+ * PROTOCOL.
+ *
+ * A message is an 8-byte header (big-endian: u16 version, u16 type, u32
+ * payload length) and a payload of attributes, each a big-endian u16 tag,
+ * u16 length and value.  A number is 8 bytes, signed big-endian; a string
+ * is 1 to PROTO_STR_MAX bytes without a NUL.  Which attributes a message
+ * may carry is fixed per type; each at most once, in any order.
+ *
+ * A request gets zero or more data messages back, then exactly one OK or
+ * ERROR.  One request at a time per connection.
+ */
+#ifndef TRASHBIN_PROTO_H
+#define TRASHBIN_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bump the version if any of the numbers or rules below change. */
+#define PROTOCOL_VERSION	1
+
+#define PROTO_SOCKET		"/run/trashd/trashd.sock"
+#define PROTO_HDR_LEN		8
+/* One message's payload: a restore request's two paths fit many times. */
+#define PROTO_MSG_MAX		16384
+/* One string: PATH_MAX, the longest path the kernel hands out. */
+#define PROTO_STR_MAX		4096
+
+enum proto_type {
+	/* Requests, client to trashd: 100-199. */
+	MSG_STATUS = 100,
+	MSG_LIST,
+	MSG_RESTORE,
+	MSG_WIPE,
+	MSG_EMPTY,
+	MSG_QUOTA,
+	MSG_POLICY_GET,
+	MSG_POLICY_SET,
+	MSG_AUDIT,
+	MSG_REQ_LAST = MSG_AUDIT,
+
+	/* Replies, trashd to client: 200-299; OK or ERROR ends a reply. */
+	MSG_OK = 200,
+	MSG_ERROR,
+	MSG_ENTRY,		/* list: one entry */
+	MSG_RESULT,		/* restore, wipe, empty: one entry's outcome */
+	MSG_PROGRESS,		/* restore: how many entries will follow */
+	MSG_USAGE,		/* quota: one user on one filesystem */
+	MSG_POLICY,		/* policy get */
+	MSG_AUDIT_ROW,		/* audit */
+	MSG_FS,			/* status: one filesystem */
+	MSG_REP_LAST = MSG_FS,
+};
+
+enum proto_attr {
+	A_NONE = 0,		/* unused */
+	/* Numbers. */
+	A_ID,			/* entry id, audit row id */
+	A_UID,			/* the user acted on (admins) or shown */
+	A_ALL,			/* 1: every user (admins) */
+	A_BEFORE,		/* ns since the Epoch: deleted before */
+	A_SINCE,		/* ns since the Epoch: deleted at or after */
+	A_VERSION,		/* restore: 1 the newest, 2 the one before... */
+	A_OVERWRITE,		/* restore: 1 replaces an existing target */
+	A_FLAGS,		/* FS_*_FL; list: all of these set */
+	A_LIMIT,		/* at most this many rows */
+	A_UMASK,		/* restore: for the directories it creates */
+	A_KIND,			/* policy: PROTO_KIND_* */
+	A_XID,			/* policy: uid or gid */
+	A_QUOTA,		/* bytes; 0 none; -1 not set (inherit) */
+	A_RETENTION,		/* seconds; 0 forever; -1 not set (inherit) */
+	A_ERRNO,		/* 0 or an errno value */
+	A_TIME,			/* ns since the Epoch */
+	A_SIZE,			/* bytes */
+	A_OWNER,		/* owner uid of the file */
+	A_DELETER,		/* deleter uid, -1 unknown */
+	A_COUNT,
+	A_BYTES,
+	A_TOTAL,
+	A_DONE,
+	A_FAILED,
+	A_PID,
+	A_ADMIN,		/* status: 1 if the caller is an admin */
+	A_UPTIME,		/* seconds */
+	A_WATERMARK,		/* percent free */
+	A_AVAIL,		/* bytes free */
+	/* Strings. */
+	A_PATH,			/* an absolute path; entry: relative to A_FS */
+	A_PREFIX,		/* list: an absolute path prefix */
+	A_TO,			/* restore: an absolute destination */
+	A_ACTION,		/* audit: action name */
+	A_MESSAGE,		/* human readable */
+	A_NAME,			/* the entry's name in the trash */
+	A_STATE,		/* trashed, restored, wiping, wiped, purged */
+	A_FS,			/* a filesystem's mount point */
+	A_TARGET,		/* audit: target */
+	A_RESULT,		/* audit: result */
+	A_SERVER,		/* status: trashd's version */
+	A_MAX,
+};
+#define A_FIRST_STR	A_PATH
+
+/* A_KIND */
+#define PROTO_KIND_USER		0
+#define PROTO_KIND_GROUP	1
+#define PROTO_KIND_DEFAULT	2
+
+struct proto_hdr {
+	uint16_t	 version;
+	uint16_t	 type;
+	uint32_t	 len;
+};
+
+/* A parsed message: strings are NUL-terminated copies in buf. */
+struct proto_msg {
+	uint16_t	 type;
+	uint64_t	 have;		/* bit (1 << attr) per attribute */
+	int64_t		 num[A_MAX];
+	const char	*str[A_MAX];
+	char		 buf[PROTO_MSG_MAX + A_MAX];
+};
+
+/* A message being built. */
+struct proto_buf {
+	uint8_t		 data[PROTO_HDR_LEN + PROTO_MSG_MAX];
+	size_t		 len;
+	int		 err;		/* -E2BIG once anything did not fit */
+};
+
+#define PROTO_HAS(m, a)	(((m)->have >> (a)) & 1)
+
+const char *proto_type_name(uint16_t type);
+const char *proto_attr_name(int attr);
+bool	 proto_attr_is_str(int attr);
+int	 proto_parse_hdr(const uint8_t *, struct proto_hdr *);
+int	 proto_parse(const struct proto_hdr *, const uint8_t *payload,
+	    struct proto_msg *, const char **why);
+void	 proto_init(struct proto_buf *, uint16_t type);
+void	 proto_num(struct proto_buf *, int attr, int64_t);
+void	 proto_str(struct proto_buf *, int attr, const char *);
+int	 proto_finish(struct proto_buf *);
+
+/* ---- client.c: what trashctl and the PAM module use ---- */
+struct proto_client {
+	int		 fd;
+	int		 timeout_ms;	/* per read or write, -1: none */
+	uint8_t		 rbuf[PROTO_HDR_LEN + PROTO_MSG_MAX];
+};
+
+int	 proto_connect(struct proto_client *, const char *path,
+	    int timeout_ms);
+void	 proto_close(struct proto_client *);
+int	 proto_send(struct proto_client *, struct proto_buf *);
+int	 proto_recv(struct proto_client *, struct proto_msg *,
+	    const char **why);
+
+#endif /* TRASHBIN_PROTO_H */

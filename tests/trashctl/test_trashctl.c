@@ -1,0 +1,1253 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * trashctl and the control socket end to end: each test starts the real
+ * trashd binary on a scratch tree under /tmp (its own config, index and
+ * socket), stages entries exactly as the kernel would (trusted.trash.*
+ * xattrs set, then renamed into /.trash/<uid>/), and runs the real
+ * trashctl binary as numeric test uids (setgroups, setresgid, setresuid in
+ * a forked child: no /etc/passwd entries needed).  Raw protocol clients
+ * use the shared codec of common/.
+ *
+ * usage: test_trashctl TRASHD TRASHCTL
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "proto.h"
+#include "testlib.h"
+
+#define UA	70001		/* user A */
+#define UB	70002		/* user B */
+#define UADM	70003		/* an admin by group */
+#define UNOT	70004		/* in some other group */
+#define GADM	70100		/* the admin group */
+#define TIMEOUT	2		/* client-timeout of the test config, s */
+
+static const char *trashd_bin, *trashctl_bin;
+
+struct env {
+	struct tl	 t;
+	char		 conf[PATH_MAX];
+	char		 sock[PATH_MAX];
+	char		 log[PATH_MAX];
+	pid_t		 pid;
+};
+
+static void
+msleep(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- the daemon ---- */
+
+static int
+raw_connect(struct env *e, struct proto_client *c)
+{
+	return proto_connect(c, e->sock, 5000);
+}
+
+static int
+setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	struct proto_client c;
+	char buf[2 * PATH_MAX + 512];
+	int fd, i;
+
+	assert_non_null(e);
+	tl_setup(&e->t);
+	snprintf(e->conf, sizeof(e->conf), "%s/trashd.conf", e->t.root);
+	snprintf(e->sock, sizeof(e->sock), "%s/run/trashd.sock", e->t.root);
+	snprintf(e->log, sizeof(e->log), "%s/trashd.log", e->t.root);
+	snprintf(buf, sizeof(buf), "database %s\nfilesystem %s\nsocket %s\n"
+	    "admin-group %d\nclient-timeout %ds\nretention forever\n"
+	    "watermark 0%%\ngrace 1h\n", e->t.db, e->t.fs, e->sock, GADM,
+	    TIMEOUT);
+	tl_write_file(e->conf, buf, strlen(buf));
+	/* The scratch root reachable by the test users, home theirs. */
+	assert_int_equal(chmod(e->t.root, 0755), 0);
+	tl_path(&e->t, buf, sizeof(buf), "home");
+	assert_int_equal(chmod(buf, 01777), 0);
+	e->pid = fork();
+	assert_true(e->pid >= 0);
+	if (e->pid == 0) {
+		/* Should this test crash, trashd goes with it. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		fd = open(e->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(trashd_bin, "trashd", "-d", "-f", e->conf, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 500; i++) {
+		if (raw_connect(e, &c) == 0) {
+			proto_close(&c);
+			break;
+		}
+		msleep(10);
+	}
+	assert_true(i < 500);
+	*state = e;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct env *e = *state;
+	int status = -1;
+
+	kill(e->pid, SIGTERM);
+	waitpid(e->pid, &status, 0);
+	/* A clean exit: no crash, no sanitizer report. */
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "tail -40 %s", e->log);
+		if (system(cmd) != 0)
+			fprintf(stderr, "(no log)\n");
+	}
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	tl_teardown(&e->t);
+	free(e);
+	return 0;
+}
+
+/* ---- running trashctl as someone ---- */
+
+struct who {
+	uid_t		 uid;
+	gid_t		 gid;
+	gid_t		 groups[4];
+	int		 ngroups;
+};
+
+static const struct who A = { UA, UA, { UA }, 1 };
+static const struct who B = { UB, UB, { UB }, 1 };
+static const struct who ADM = { UADM, UADM, { UADM, GADM }, 2 };
+static const struct who NOT = { UNOT, UNOT, { UNOT, 70005 }, 2 };
+static const struct who ROOT = { 0, 0, { 0 }, 1 };
+
+static void
+drop_to(const struct who *w)
+{
+	if (setgroups((size_t)w->ngroups, w->groups) < 0 ||
+	    setresgid(w->gid, w->gid, w->gid) < 0 ||
+	    setresuid(w->uid, w->uid, w->uid) < 0)
+		_exit(126);
+}
+
+/*
+ * Run trashctl -s SOCK ARGS... as @w in @cwd (NULL: /); its stdout and
+ * stderr in *@out (malloc'd, may be NULL).  Returns its exit code.
+ */
+static int
+ctl_in(struct env *e, const struct who *w, const char *cwd, char **out, ...)
+{
+	char *argv[32], *buf = NULL;
+	size_t len = 0, cap = 0;
+	va_list ap;
+	int p[2], status, n = 0;
+	ssize_t r;
+	pid_t pid;
+
+	argv[n++] = (char *)"trashctl";
+	argv[n++] = (char *)"-s";
+	argv[n++] = e->sock;
+	va_start(ap, out);
+	while ((argv[n] = va_arg(ap, char *)) != NULL && n < 30)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		if (chdir(cwd != NULL ? cwd : "/") < 0)
+			_exit(125);
+		umask(022);
+		/* A sanitizer report must not pass for exit code 1. */
+		setenv("ASAN_OPTIONS", "exitcode=99", 1);
+		drop_to(w);
+		execv(trashctl_bin, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		if (len + 4096 > cap) {
+			cap = (len + 4096) * 2;
+			buf = xreallocarray(buf, cap, 1);
+		}
+		if ((r = read(p[0], buf + len, cap - len - 1)) <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(p[0]);
+	if (buf != NULL)
+		buf[len] = '\0';
+	waitpid(pid, &status, 0);
+	if (out != NULL)
+		*out = buf != NULL ? buf : xstrdup("");
+	else
+		free(buf);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+#define ctl(e, w, out, ...) \
+	ctl_in(e, w, NULL, out, __VA_ARGS__, (char *)NULL)
+#define ctlc(e, w, cwd, out, ...) \
+	ctl_in(e, w, cwd, out, __VA_ARGS__, (char *)NULL)
+
+static void
+check_rc_fn(int got, int want, const char *out)
+{
+	if (got != want)
+		fprintf(stderr, "exit %d, want %d; output:\n%s\n", got, want,
+		    out != NULL ? out : "");
+	assert_int_equal(got, want);
+}
+
+static void
+expect_str(const char *out, const char *needle)
+{
+	if (strstr(out, needle) == NULL)
+		fprintf(stderr, "\"%s\" not in:\n%s\n", needle, out);
+	assert_non_null(strstr(out, needle));
+}
+
+/* The call first, then its output: argument order is unspecified. */
+#define check_rc(call, want, out) do { \
+	int rc_ = (call); \
+	check_rc_fn(rc_, want, out); \
+} while (0)
+
+static size_t
+count_str(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/* ---- raw protocol ---- */
+
+static int64_t
+raw_count(struct env *e, int64_t uid, int64_t *first_id)
+{
+	struct proto_client c;
+	struct proto_buf b;
+	struct proto_msg *m = xmalloc(sizeof(*m));
+	const char *why;
+	int64_t n = -1;
+
+	if (first_id != NULL)
+		*first_id = -1;
+	assert_int_equal(raw_connect(e, &c), 0);
+	proto_init(&b, MSG_LIST);
+	proto_num(&b, A_UID, uid);
+	assert_int_equal(proto_send(&c, &b), 0);
+	for (;;) {
+		assert_int_equal(proto_recv(&c, m, &why), 0);
+		if (m->type == MSG_ENTRY && first_id != NULL && *first_id < 0)
+			*first_id = m->num[A_ID];
+		if (m->type == MSG_OK) {
+			n = m->num[A_COUNT];
+			break;
+		}
+		assert_int_not_equal(m->type, MSG_ERROR);
+	}
+	proto_close(&c);
+	free(m);
+	return n;
+}
+
+/* Wait until trashd indexed @n live entries of @uid. */
+static void
+wait_count(struct env *e, int64_t uid, int64_t n)
+{
+	int i;
+
+	for (i = 0; i < 500 && raw_count(e, uid, NULL) != n; i++)
+		msleep(10);
+	assert_int_equal(raw_count(e, uid, NULL), n);
+}
+
+static int64_t
+entry_id(struct env *e, int64_t uid)
+{
+	int64_t id;
+
+	(void)raw_count(e, uid, &id);
+	assert_true(id > 0);
+	return id;
+}
+
+/* One status over connection @c: its reply type (MSG_OK expected). */
+static int
+raw_status(struct proto_client *c)
+{
+	struct proto_buf b;
+	struct proto_msg *m = xmalloc(sizeof(*m));
+	const char *why;
+	int r;
+
+	proto_init(&b, MSG_STATUS);
+	/* Refused at accept: the error is waiting even if the send fails. */
+	(void)proto_send(c, &b);
+	do {
+		if ((r = proto_recv(c, m, &why)) < 0)
+			goto out;
+	} while (m->type == MSG_FS);
+	r = m->type == MSG_ERROR ? -(int)m->num[A_ERRNO] : m->type;
+out:
+	free(m);
+	return r;
+}
+
+/* Read one message; its errno if an ERROR, else -1. */
+static int64_t
+raw_error(struct proto_client *c)
+{
+	struct proto_msg *m = xmalloc(sizeof(*m));
+	const char *why;
+	int64_t err = -1;
+
+	if (proto_recv(c, m, &why) == 0 && m->type == MSG_ERROR)
+		err = m->num[A_ERRNO];
+	free(m);
+	return err;
+}
+
+static bool
+raw_closed(struct proto_client *c)
+{
+	char ch;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		n = recv(c->fd, &ch, 1, MSG_DONTWAIT);
+		if (n == 0)
+			return true;
+		if (n < 0 && errno != EAGAIN)
+			return true;
+		msleep(10);
+	}
+	return false;
+}
+
+/* ---- staging ---- */
+
+static void
+mkdir_as(struct env *e, const char *rel, uid_t uid, mode_t mode)
+{
+	char p[PATH_MAX];
+
+	tl_path(&e->t, p, sizeof(p), "%s", rel);
+	assert_int_equal(mkdir(p, mode), 0);
+	assert_int_equal(chown(p, uid, uid), 0);
+	assert_int_equal(chmod(p, mode), 0);
+}
+
+static void
+stage(struct env *e, uint32_t uid, const char *name, const char *path,
+    int64_t t, const void *data, size_t len, mode_t mode)
+{
+	struct tl_entry te = { .uid = uid, .name = name, .path = path,
+	    .time = t, .deleter = uid, .data = data, .len = len };
+	char p[PATH_MAX];
+
+	tl_stage(&e->t, &te);
+	tl_path(&e->t, p, sizeof(p), ".trash/%u/%s", uid, name);
+	assert_int_equal(chmod(p, mode), 0);
+}
+
+static void
+stage_str(struct env *e, uint32_t uid, const char *name, const char *path,
+    const char *data)
+{
+	stage(e, uid, name, path, 1700000000, data, strlen(data), 0644);
+}
+
+static char *
+read_rel(struct env *e, const char *rel)
+{
+	char p[PATH_MAX];
+	size_t len;
+
+	tl_path(&e->t, p, sizeof(p), "%s", rel);
+	if (!tl_exists(p))
+		return NULL;
+	return tl_read_file(p, &len);
+}
+
+static bool
+exists_rel(struct env *e, const char *rel)
+{
+	char p[PATH_MAX];
+
+	tl_path(&e->t, p, sizeof(p), "%s", rel);
+	return tl_exists(p);
+}
+
+/* ---- the authorisation matrix ---- */
+
+static void
+test_authz(void **state)
+{
+	struct env *e = *state;
+	char fsb[PATH_MAX], id[32], *out = NULL;
+	int64_t bid, aid;
+	char *s;
+
+	stage_str(e, UA, "doc.txt", "home/a/doc.txt", "A's doc");
+	stage_str(e, UB, "secret.txt", "home/b/secret.txt", "B's secret");
+	wait_count(e, UA, 1);
+	wait_count(e, UB, 1);
+	bid = entry_id(e, UB);
+	aid = entry_id(e, UA);
+	snprintf(id, sizeof(id), "%" PRId64, bid);
+	tl_path(&e->t, fsb, sizeof(fsb), "home/b/secret.txt");
+
+	/* A sees its own, never B's. */
+	check_rc(ctl(e, &A, &out, "list"), 0, out);
+	expect_str(out, "home/a/doc.txt");
+	assert_null(strstr(out, "secret"));
+	free(out);
+	/* Each cell: A on B's trash, or on admin-only verbs. */
+	check_rc(ctl(e, &A, &out, "list", "-u", "70002"), 4, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "--all"), 4, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "restore", "--id", id), 4, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "restore", "-u", "70002", fsb), 4, out);
+	free(out);
+	/* By path, A's request looks in A's trash only: nothing there. */
+	check_rc(ctl(e, &A, &out, "restore", fsb), 5, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "wipe", id), 4, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "wipe", "-u", "70002", id), 4, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "empty", "-u", "70002"), 4, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "quota", "-u", "70002"), 4, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "quota", "-a"), 4, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "policy", "set", "user", "70001", "quota",
+	    "1G"), 4, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "policy", "get", "default"), 4, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "audit"), 4, out);
+	free(out);
+	/* A member of another group is no admin either. */
+	check_rc(ctl(e, &NOT, &out, "audit"), 4, out);
+	free(out);
+	/* Nothing of B's moved. */
+	assert_true(exists_rel(e, ".trash/70002/secret.txt"));
+	assert_false(exists_rel(e, "home/b/secret.txt"));
+	wait_count(e, UB, 1);
+	/* A's own quota is fine. */
+	check_rc(ctl(e, &A, &out, "quota"), 0, out);
+	expect_str(out, e->t.fs);
+	free(out);
+
+	/* The admin, by group membership at connect time. */
+	check_rc(ctl(e, &ADM, &out, "status", "--json"), 0, out);
+	expect_str(out, "\"admin\":true");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "list", "-u", "70002"), 0, out);
+	expect_str(out, "home/b/secret.txt");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "list", "-a", "--json"), 0, out);
+	expect_str(out, "secret.txt");
+	expect_str(out, "doc.txt");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "quota", "-a"), 0, out);
+	expect_str(out, "70001");
+	expect_str(out, "70002");
+	free(out);
+	/* (Not on B: a 7d retention would purge B's 2023 entry.) */
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70006",
+	    "quota", "1M", "retention", "7d"), 0, out);
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "get", "user", "70006"), 0,
+	    out);
+	expect_str(out, "quota 1.0M, retention 7d");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "quota",
+	    "1M"), 6, out);
+	free(out);
+	/* On behalf of B: only when said explicitly. */
+	check_rc(ctl(e, &ADM, &out, "restore", "--id", id), 4, out);
+	expect_str(out, "explicitly");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "restore", "-u", "70002", "--id", id), 0,
+	    out);
+	free(out);
+	s = read_rel(e, "home/b/secret.txt");
+	assert_non_null(s);
+	assert_string_equal(s, "B's secret");
+	free(s);
+	{
+		struct stat st;
+		char p[PATH_MAX];
+
+		tl_path(&e->t, p, sizeof(p), "home/b");
+		assert_int_equal(stat(p, &st), 0);
+		/* Made by a child with B's credentials. */
+		assert_int_equal(st.st_uid, UB);
+	}
+	/* B cannot touch A's entry either. */
+	snprintf(id, sizeof(id), "%" PRId64, aid);
+	check_rc(ctl(e, &B, &out, "restore", "--id", id), 4, out);
+	free(out);
+
+	/* Denied requests are audited, with the peer's uid and pid. */
+	check_rc(ctl(e, &ADM, &out, "audit", "-u", "70001", "-n", "1000",
+	    "--json"), 0, out);
+	assert_true(count_str(out, "denied") >= 11);
+	expect_str(out, "\"action\":\"ctl-list\"");
+	expect_str(out, "\"action\":\"ctl-audit\"");
+	/* Requests carry the peer's pid (only the kernel's rows have 0). */
+	for (s = strstr(out, "\"pid\":0,"); s != NULL;
+	    s = strstr(s + 1, "\"pid\":0,"))
+		assert_false(strncmp(s + 8, "\"action\":\"ctl-", 14) == 0);
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restore", "--json"), 0,
+	    out);
+	expect_str(out, "on behalf");
+	free(out);
+}
+
+/* ---- rm -rf, then one restore of the directory ---- */
+
+#define TREE_FILES	40
+
+static void
+tree_data(unsigned i, unsigned char **data, size_t *len)
+{
+	uint32_t x = 2463534242u + i;
+	size_t j;
+
+	*len = i % 7 == 0 ? 0 : (size_t)(i * 7919 % 200000);
+	*data = xmalloc(*len + 1);
+	for (j = 0; j < *len; j++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		(*data)[j] = (unsigned char)x;
+	}
+}
+
+static void
+test_tree_restore(void **state)
+{
+	static const char *const dirs[] = { "proj", "proj/src",
+	    "proj/src/lib", "proj/docs/img", "proj/a b" };
+	static const mode_t modes[] = { 0600, 0644, 0640, 0755, 0700 };
+	struct env *e = *state;
+	char name[64], path[PATH_MAX], home[PATH_MAX], *out = NULL;
+	unsigned char *data;
+	struct stat st;
+	size_t len, got;
+	char *buf;
+	unsigned i;
+
+	mkdir_as(e, "home/a", UA, 0755);
+	for (i = 0; i < TREE_FILES; i++) {
+		tree_data(i, &data, &len);
+		snprintf(name, sizeof(name), "f%u", i);
+		snprintf(path, sizeof(path), "home/a/%s/file-%u.dat",
+		    dirs[i % 5], i);
+		stage(e, UA, name, path, 1700000000 + i, data, len,
+		    modes[i % 5]);
+		free(data);
+	}
+	/* An older version of file 0: the directory restore skips it. */
+	stage(e, UA, "old0", "home/a/proj/file-0.dat", 1600000000, "old", 3,
+	    0644);
+	wait_count(e, UA, TREE_FILES + 1);
+
+	/* Relative to the cwd, as a person types it. */
+	tl_path(&e->t, home, sizeof(home), "home/a");
+	check_rc(ctlc(e, &A, home, &out, "restore", "proj"), 0, out);
+	expect_str(out, "restored 40 of 40 entries");
+	free(out);
+	for (i = 0; i < TREE_FILES; i++) {
+		tree_data(i, &data, &len);
+		tl_path(&e->t, path, sizeof(path), "home/a/%s/file-%u.dat",
+		    dirs[i % 5], i);
+		assert_int_equal(lstat(path, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+		assert_int_equal(st.st_mode & 07777, modes[i % 5]);
+		assert_int_equal(st.st_uid, UA);
+		assert_int_equal(st.st_gid, UA);
+		buf = tl_read_file(path, &got);
+		assert_int_equal(got, len);
+		assert_memory_equal(buf, data, len);
+		free(buf);
+		free(data);
+	}
+	for (i = 0; i < 5; i++) {
+		tl_path(&e->t, path, sizeof(path), "home/a/%s", dirs[i]);
+		assert_int_equal(lstat(path, &st), 0);
+		assert_true(S_ISDIR(st.st_mode));
+		assert_int_equal(st.st_uid, UA);
+		assert_int_equal(st.st_mode & 07777, 0755);
+	}
+	/* The old version stays; the index marked the rest restored. */
+	wait_count(e, UA, 1);
+	check_rc(ctl(e, &A, &out, "list", "--json"), 0, out);
+	expect_str(out, "\"name\":\"old0\"");
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restore", "-n", "1000"),
+	    0, out);
+	assert_int_equal(count_str(out, "ok: restored"), TREE_FILES);
+	free(out);
+	/* And that older version, by --version 2 of its path... */
+	tl_path(&e->t, path, sizeof(path), "home/a/proj/file-0.dat");
+	check_rc(ctl(e, &A, &out, "restore", path, "--version", "1"), 1, out);
+	expect_str(out, "exists");
+	free(out);
+	tl_path(&e->t, home, sizeof(home), "home/a/old-file-0");
+	check_rc(ctl(e, &A, &out, "restore", path, "--to", home), 0, out);
+	free(out);
+	buf = read_rel(e, "home/a/old-file-0");
+	assert_non_null(buf);
+	assert_string_equal(buf, "old");
+	free(buf);
+}
+
+/* ---- conflicts: skipped, reported, nothing lost ---- */
+
+static void
+test_conflict(void **state)
+{
+	struct env *e = *state;
+	char p[PATH_MAX], *out = NULL, *s;
+
+	mkdir_as(e, "home/a", UA, 0755);
+	mkdir_as(e, "home/a/c", UA, 0755);
+	tl_path(&e->t, p, sizeof(p), "home/a/c/x.txt");
+	tl_write_file(p, "live", 4);
+	assert_int_equal(chown(p, UA, UA), 0);
+	stage_str(e, UA, "x.txt", "home/a/c/x.txt", "trashed x");
+	stage_str(e, UA, "y.txt", "home/a/c/y.txt", "trashed y");
+	wait_count(e, UA, 2);
+
+	check_rc(ctl(e, &A, &out, "restore", p), 1, out);
+	expect_str(out, "exists");
+	free(out);
+	s = read_rel(e, "home/a/c/x.txt");
+	assert_string_equal(s, "live");
+	free(s);
+	wait_count(e, UA, 2);
+
+	/* The directory: y restored, x skipped and reported. */
+	tl_path(&e->t, p, sizeof(p), "home/a/c");
+	check_rc(ctl(e, &A, &out, "restore", "--json", p), 1, out);
+	expect_str(out, "\"restored\":1,\"failed\":1");
+	expect_str(out, "x.txt");
+	free(out);
+	s = read_rel(e, "home/a/c/y.txt");
+	assert_string_equal(s, "trashed y");
+	free(s);
+	s = read_rel(e, "home/a/c/x.txt");
+	assert_string_equal(s, "live");
+	free(s);
+	wait_count(e, UA, 1);
+	assert_true(exists_rel(e, ".trash/70001/x.txt"));
+
+	/* Asked for: replaced. */
+	tl_path(&e->t, p, sizeof(p), "home/a/c/x.txt");
+	check_rc(ctl(e, &A, &out, "restore", "--overwrite", p), 0, out);
+	free(out);
+	s = read_rel(e, "home/a/c/x.txt");
+	assert_string_equal(s, "trashed x");
+	free(s);
+	wait_count(e, UA, 0);
+}
+
+/* ---- symlinks on the way, and recorded paths that are unsafe ---- */
+
+static size_t
+count_tree(const char *dir)
+{
+	struct dirent *de;
+	char p[PATH_MAX];
+	struct stat st;
+	size_t n = 0;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (lstat(p, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			n += count_tree(p);
+		else if (S_ISREG(st.st_mode))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+#define RACE_FILES	150
+
+static void
+test_symlink(void **state)
+{
+	struct env *e = *state;
+	char out_dir[PATH_MAX], p[PATH_MAX], q[PATH_MAX], id[32], name[32];
+	char *out = NULL;
+	int64_t left;
+	pid_t sw;
+	int i, status;
+
+	/* A place A could write to, outside: only the check stops it. */
+	snprintf(out_dir, sizeof(out_dir), "%s/outside", e->t.root);
+	assert_int_equal(mkdir(out_dir, 0777), 0);
+	assert_int_equal(chmod(out_dir, 0777), 0);
+	mkdir_as(e, "home/a", UA, 0755);
+	tl_path(&e->t, p, sizeof(p), "home/a/link");
+	assert_int_equal(symlink(out_dir, p), 0);
+	stage_str(e, UA, "s1", "home/a/link/sub/f", "through a link");
+	stage_str(e, UA, "s2", "home/a/link/g", "through a link too");
+	/* Forged paths the kernel never writes: refused all the same. */
+	stage_str(e, UA, "dotdot", "home/a/../../../../etc/trashbin-test",
+	    "up");
+	wait_count(e, UA, 3);
+
+	/*
+	 * trashctl resolves the symlinks of the path it is given (the
+	 * kernel records real paths), so name the directory above the link:
+	 * every entry under it is refused by trashd itself.
+	 */
+	tl_path(&e->t, p, sizeof(p), "home/a");
+	check_rc(ctl(e, &A, &out, "restore", p), 1, out);
+	if (count_str(out, "a symlink on the way") != 2)
+		fprintf(stderr, "output:\n%s\n", out);
+	assert_int_equal(count_str(out, "a symlink on the way"), 2);
+	assert_int_equal(count_str(out, "unsafe"), 1);
+	expect_str(out, "restored 0 of 3 entries");
+	free(out);
+	assert_int_equal(count_tree(out_dir), 0);
+	{
+		int64_t did = -1;
+
+		check_rc(ctl(e, &A, &out, "list", "--json"), 0, out);
+		for (i = 0; out[i] != '\0'; i++) {
+			if (strncmp(out + i, "{\"id\":", 6) == 0 &&
+			    strstr(out + i, "\"name\":\"dotdot\"") != NULL &&
+			    (strstr(out + i + 1, "{\"id\":") == NULL ||
+			    strstr(out + i, "\"name\":\"dotdot\"") <
+			    strstr(out + i + 1, "{\"id\":")))
+				did = strtoll(out + i + 6, NULL, 10);
+		}
+		free(out);
+		assert_true(did > 0);
+		snprintf(id, sizeof(id), "%" PRId64, did);
+	}
+	check_rc(ctl(e, &ROOT, &out, "restore", "-u", "70001", "--id", id),
+	    1, out);
+	expect_str(out, "unsafe");
+	free(out);
+	assert_false(tl_exists("/etc/trashbin-test"));
+	wait_count(e, UA, 3);
+
+	/* A symlink swapped in and out mid-path while a tree restores. */
+	mkdir_as(e, "home/a/race", UA, 0755);
+	mkdir_as(e, "home/a/race/d", UA, 0755);
+	for (i = 0; i < RACE_FILES; i++) {
+		snprintf(name, sizeof(name), "r%d", i);
+		snprintf(p, sizeof(p), "home/a/race/d/f%d", i);
+		stage_str(e, UA, name, p, "race");
+	}
+	wait_count(e, UA, 3 + RACE_FILES);
+	tl_path(&e->t, p, sizeof(p), "home/a/race");
+	tl_path(&e->t, q, sizeof(q), "home/a/race.real");
+	sw = fork();
+	assert_true(sw >= 0);
+	if (sw == 0) {
+		for (;;) {
+			if (rename(p, q) == 0) {
+				if (symlink(out_dir, p) == 0)
+					(void)unlink(p);
+				(void)rename(q, p);
+			}
+		}
+	}
+	{
+		char d[PATH_MAX];
+
+		tl_path(&e->t, d, sizeof(d), "home/a/race/d");
+		(void)ctl(e, &A, &out, "restore", d);
+		free(out);
+	}
+	kill(sw, SIGKILL);
+	waitpid(sw, &status, 0);
+	/* Put the tree back together if the swapper stopped midway. */
+	{
+		struct stat st;
+
+		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
+			(void)unlink(p);
+		if (lstat(q, &st) == 0 && lstat(p, &st) < 0)
+			(void)rename(q, p);
+	}
+	/* Nothing went through the link; nothing was lost. */
+	assert_int_equal(count_tree(out_dir), 0);
+	left = raw_count(e, UA, NULL);
+	for (i = 0; i < 300; i++) {
+		tl_path(&e->t, q, sizeof(q), "home/a");
+		if ((int64_t)count_tree(q) + left - 3 == RACE_FILES)
+			break;
+		msleep(10);
+		left = raw_count(e, UA, NULL);
+	}
+	tl_path(&e->t, q, sizeof(q), "home/a");
+	assert_int_equal((int64_t)count_tree(q) + left - 3, RACE_FILES);
+	assert_int_equal(count_tree(out_dir), 0);
+}
+
+/* ---- a directory the caller cannot write ---- */
+
+static void
+test_unwritable(void **state)
+{
+	struct env *e = *state;
+	char p[PATH_MAX], id[32], *out = NULL;
+
+	mkdir_as(e, "home/ro", 0, 0755);
+	stage_str(e, UA, "u1", "home/ro/file", "mine");
+	stage_str(e, UA, "u2", "home/ro/newdir/file", "mine too");
+	wait_count(e, UA, 2);
+	tl_path(&e->t, p, sizeof(p), "home/ro/file");
+	check_rc(ctl(e, &A, &out, "restore", p), 1, out);
+	expect_str(out, "permission denied");
+	free(out);
+	tl_path(&e->t, p, sizeof(p), "home/ro/newdir/file");
+	check_rc(ctl(e, &A, &out, "restore", p), 1, out);
+	expect_str(out, "permission denied");
+	free(out);
+	assert_false(exists_rel(e, "home/ro/file"));
+	assert_false(exists_rel(e, "home/ro/newdir"));
+	assert_true(exists_rel(e, ".trash/70001/u1"));
+	assert_true(exists_rel(e, ".trash/70001/u2"));
+	wait_count(e, UA, 2);
+	/* Off the filesystem: refused before anything moves. */
+	snprintf(id, sizeof(id), "%" PRId64, entry_id(e, UA));
+	check_rc(ctl(e, &A, &out, "restore", "--id", id, "--to", "/tmp/x"),
+	    6, out);
+	expect_str(out, "not on the filesystem");
+	free(out);
+	wait_count(e, UA, 2);
+}
+
+/* ---- wipe, empty, a file moved out by hand ---- */
+
+static void
+test_wipe_empty(void **state)
+{
+	struct env *e = *state;
+	struct tl_entry te = { .uid = UA, .name = "sec", .path = "home/a/sec",
+	    .deleter = UA, .flags = FS_SECRM_FL,
+	    .data = "secret", .len = 6 };
+	char p[PATH_MAX], q[PATH_MAX], id[32], *out = NULL;
+	int i;
+
+	/* Deleted now: within the 1h grace, so no policy run wipes it. */
+	te.time = time(NULL);
+	stage_str(e, UA, "w1", "home/a/w1", "wipe me");
+	wait_count(e, UA, 1);
+	snprintf(id, sizeof(id), "%" PRId64, entry_id(e, UA));
+	check_rc(ctl(e, &A, &out, "wipe", id), 0, out);
+	expect_str(out, "queued");
+	free(out);
+	wait_count(e, UA, 0);
+	assert_false(exists_rel(e, ".trash/70001/w1"));
+
+	tl_stage(&e->t, &te);
+	stage_str(e, UA, "e1", "home/a/e1", "one");
+	stage_str(e, UA, "e2", "home/a/e2", "two");
+	stage_str(e, UA, "byhand", "home/a/byhand", "moved out by hand");
+	wait_count(e, UA, 4);
+	/* The seed's way still works: recognised as restored. */
+	tl_path(&e->t, p, sizeof(p), ".trash/70001/byhand");
+	tl_path(&e->t, q, sizeof(q), "home/byhand");
+	assert_int_equal(rename(p, q), 0);
+	wait_count(e, UA, 3);
+	check_rc(ctl(e, &A, &out, "empty", "--json"), 0, out);
+	expect_str(out, "\"emptied\":3");
+	free(out);
+	for (i = 0; i < 300 && exists_rel(e, ".trash/70001/sec"); i++)
+		msleep(10);
+	assert_false(exists_rel(e, ".trash/70001/sec"));
+	assert_false(exists_rel(e, ".trash/70001/e1"));
+	wait_count(e, UA, 0);
+	/* The +s one went through the wipe, not a plain unlink. */
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "wipe-queued"), 0, out);
+	expect_str(out, "name=sec");
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restored"), 0, out);
+	expect_str(out, "left the trash");
+	free(out);
+}
+
+/* ---- the protocol: bad requests get errors, others keep working ---- */
+
+static void
+raw_send(struct proto_client *c, const void *p, size_t len)
+{
+	assert_int_equal(send(c->fd, p, len, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+static void
+hdr(uint8_t *p, unsigned version, unsigned type, uint32_t len)
+{
+	p[0] = (uint8_t)(version >> 8);
+	p[1] = (uint8_t)version;
+	p[2] = (uint8_t)(type >> 8);
+	p[3] = (uint8_t)type;
+	p[4] = (uint8_t)(len >> 24);
+	p[5] = (uint8_t)(len >> 16);
+	p[6] = (uint8_t)(len >> 8);
+	p[7] = (uint8_t)len;
+}
+
+static void
+test_protocol(void **state)
+{
+	struct env *e = *state;
+	struct proto_client good, bad;
+	uint8_t buf[256];
+	char *out = NULL;
+	size_t i;
+
+	assert_int_equal(raw_connect(e, &good), 0);
+	assert_int_equal(raw_status(&good), MSG_OK);
+
+	/* Garbage: not our version; refused and closed. */
+	assert_int_equal(raw_connect(e, &bad), 0);
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(0xde ^ (i * 37));
+	raw_send(&bad, buf, 64);
+	assert_int_equal(raw_error(&bad), EPROTONOSUPPORT);
+	assert_true(raw_closed(&bad));
+	proto_close(&bad);
+	assert_int_equal(raw_status(&good), MSG_OK);
+
+	/* Another version. */
+	assert_int_equal(raw_connect(e, &bad), 0);
+	hdr(buf, PROTOCOL_VERSION + 1, MSG_STATUS, 0);
+	raw_send(&bad, buf, 8);
+	assert_int_equal(raw_error(&bad), EPROTONOSUPPORT);
+	assert_true(raw_closed(&bad));
+	proto_close(&bad);
+
+	/* Oversized. */
+	assert_int_equal(raw_connect(e, &bad), 0);
+	hdr(buf, PROTOCOL_VERSION, MSG_LIST, 1U << 30);
+	raw_send(&bad, buf, 8);
+	assert_int_equal(raw_error(&bad), EMSGSIZE);
+	assert_true(raw_closed(&bad));
+	proto_close(&bad);
+	assert_int_equal(raw_status(&good), MSG_OK);
+
+	/* Truncated: 10 bytes of 50, then end of file. */
+	assert_int_equal(raw_connect(e, &bad), 0);
+	hdr(buf, PROTOCOL_VERSION, MSG_LIST, 50);
+	raw_send(&bad, buf, 18);
+	shutdown(bad.fd, SHUT_WR);
+	assert_int_equal(raw_error(&bad), EBADMSG);
+	assert_true(raw_closed(&bad));
+	proto_close(&bad);
+
+	/* Malformed, unknown, and a reply as a request: the framing holds,
+	 * so each gets an error and the connection goes on. */
+	assert_int_equal(raw_connect(e, &bad), 0);
+	hdr(buf, PROTOCOL_VERSION, MSG_LIST, 4);
+	buf[8] = 0;
+	buf[9] = 99;	/* no such attribute */
+	buf[10] = buf[11] = 0;
+	raw_send(&bad, buf, 12);
+	assert_int_equal(raw_error(&bad), EBADMSG);
+	assert_int_equal(raw_status(&bad), MSG_OK);
+	hdr(buf, PROTOCOL_VERSION, 150, 0);
+	raw_send(&bad, buf, 8);
+	assert_int_equal(raw_error(&bad), EBADMSG);
+	hdr(buf, PROTOCOL_VERSION, MSG_OK, 0);
+	raw_send(&bad, buf, 8);
+	assert_int_equal(raw_error(&bad), EBADMSG);
+	/* A string with a NUL, a number of the wrong size. */
+	hdr(buf, PROTOCOL_VERSION, MSG_LIST, 7);
+	buf[8] = 0;
+	buf[9] = A_PREFIX;
+	buf[10] = 0;
+	buf[11] = 3;
+	memcpy(buf + 12, "/\0x", 3);
+	raw_send(&bad, buf, 15);
+	assert_int_equal(raw_error(&bad), EBADMSG);
+	hdr(buf, PROTOCOL_VERSION, MSG_LIST, 6);
+	buf[8] = 0;
+	buf[9] = A_UID;
+	buf[10] = 0;
+	buf[11] = 2;
+	buf[12] = buf[13] = 0;
+	raw_send(&bad, buf, 14);
+	assert_int_equal(raw_error(&bad), EBADMSG);
+	assert_int_equal(raw_status(&bad), MSG_OK);
+	proto_close(&bad);
+
+	/* trashd never stopped serving, and audited the refusals. */
+	assert_int_equal(raw_status(&good), MSG_OK);
+	proto_close(&good);
+	assert_int_equal(kill(e->pid, 0), 0);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-n", "1000"), 0, out);
+	assert_true(count_str(out, "ctl-refused") >= 4);
+	assert_true(count_str(out, "malformed") >= 3);
+	free(out);
+}
+
+/* ---- stalled clients time out and block nobody ---- */
+
+static void
+test_stall(void **state)
+{
+	struct env *e = *state;
+	struct proto_client idle, partial, drip, good;
+	uint8_t buf[64];
+	int64_t t0, t;
+	int i;
+
+	assert_int_equal(raw_connect(e, &idle), 0);
+	assert_int_equal(raw_connect(e, &partial), 0);
+	assert_int_equal(raw_connect(e, &drip), 0);
+	hdr(buf, PROTOCOL_VERSION, MSG_LIST, 40);
+	raw_send(&partial, buf, 3);
+	t0 = mono_ms();
+	/* Meanwhile others are served at once. */
+	for (i = 0; i < 20; i++) {
+		t = mono_ms();
+		assert_int_equal(raw_connect(e, &good), 0);
+		assert_int_equal(raw_status(&good), MSG_OK);
+		proto_close(&good);
+		assert_true(mono_ms() - t < 500);
+	}
+	/* One byte every 300 ms: still closed by the request deadline. */
+	for (i = 0; i < 8 && mono_ms() - t0 < (TIMEOUT + 2) * 1000; i++) {
+		if (send(drip.fd, buf + i, 1, MSG_NOSIGNAL) != 1)
+			break;
+		msleep(300);
+	}
+	assert_true(raw_closed(&idle));
+	assert_true(raw_closed(&partial));
+	assert_true(raw_closed(&drip));
+	t = mono_ms() - t0;
+	assert_true(t >= (TIMEOUT - 1) * 1000);
+	assert_true(t < (TIMEOUT + 4) * 1000);
+	proto_close(&idle);
+	proto_close(&partial);
+	proto_close(&drip);
+	assert_int_equal(raw_connect(e, &good), 0);
+	assert_int_equal(raw_status(&good), MSG_OK);
+	proto_close(&good);
+}
+
+/* ---- many clients at once; the per-uid cap ---- */
+
+#define CLIENTS		48
+#define REQUESTS	25
+
+static int
+client_child(struct env *e, const struct who *w)
+{
+	static const uint16_t verbs[] = { MSG_STATUS, MSG_LIST, MSG_QUOTA };
+	struct proto_msg *m = xmalloc(sizeof(*m));
+	struct proto_client c;
+	struct proto_buf b;
+	const char *why;
+	int i;
+
+	drop_to(w);
+	if (proto_connect(&c, e->sock, 10000) < 0)
+		return 1;
+	for (i = 0; i < REQUESTS; i++) {
+		proto_init(&b, verbs[i % 3]);
+		if (proto_send(&c, &b) < 0)
+			return 2;
+		do {
+			if (proto_recv(&c, m, &why) < 0)
+				return 3;
+		} while (m->type != MSG_OK && m->type != MSG_ERROR);
+		if (m->type != MSG_OK)
+			return 4;
+	}
+	proto_close(&c);
+	return 0;
+}
+
+static void
+test_concurrency(void **state)
+{
+	struct env *e = *state;
+	struct proto_client *cs;
+	struct who w;
+	pid_t pids[CLIENTS], pid;
+	int i, status, ok = 0, refused = 0;
+	int p[2];
+
+	for (i = 0; i < CLIENTS; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			w = (struct who){ (uid_t)(UA + i % 6),
+			    (gid_t)(UA + i % 6), { (gid_t)(UA + i % 6) }, 1 };
+			_exit(client_child(e, &w));
+		}
+	}
+	for (i = 0; i < CLIENTS; i++) {
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+
+	/* One uid holding 70 connections: 64 served, the rest refused. */
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		w = (struct who){ 70009, 70009, { 70009 }, 1 };
+		drop_to(&w);
+		cs = calloc(70, sizeof(*cs));
+		for (i = 0; i < 70; i++) {
+			if (proto_connect(&cs[i], e->sock, 5000) < 0)
+				_exit(1);
+			status = raw_status(&cs[i]);
+			if (status == MSG_OK)
+				ok++;
+			else if (status == -EUSERS)
+				refused++;
+		}
+		dprintf(p[1], "%d %d\n", ok, refused);
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	{
+		char line[64] = "";
+		ssize_t n = read(p[0], line, sizeof(line) - 1);
+
+		assert_true(n > 0);
+		line[n] = '\0';
+		assert_int_equal(sscanf(line, "%d %d", &ok, &refused), 2);
+	}
+	close(p[0]);
+	assert_int_equal(ok, 64);
+	assert_int_equal(refused, 6);
+}
+
+/* ---- trashd not running ---- */
+
+static void
+test_not_running(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+	char sock[sizeof(e->sock)];
+
+	memcpy(sock, e->sock, sizeof(sock));
+	snprintf(e->sock, sizeof(e->sock), "%s/nosuch.sock", e->t.root);
+	check_rc(ctl(e, &A, &out, "status"), 3, out);
+	expect_str(out, "is the trashd service running?");
+	free(out);
+	memcpy(e->sock, sock, sizeof(sock));
+	check_rc(ctl(e, &A, &out, "frobnicate"), 2, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "restore"), 2, out);
+	free(out);
+}
+
+int
+main(int argc, char *argv[])
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_authz, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tree_restore, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_conflict, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_symlink, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_unwritable, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_wipe_empty, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_protocol, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_stall, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_concurrency, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_not_running, setup,
+		    teardown),
+	};
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_trashctl TRASHD TRASHCTL\n");
+		return 2;
+	}
+	trashd_bin = argv[1];
+	trashctl_bin = argv[2];
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

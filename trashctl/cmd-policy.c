@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * trashctl policy get|set: per-user and per-group quota and retention
+ * (admins).  The defaults and the watermarks are shown; they are set in
+ * trashd.conf(5).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trashctl.h"
+
+struct policy_state {
+	int64_t	 n;
+};
+
+static void
+policy_val(char *buf, size_t len, const struct proto_msg *m, int a)
+{
+	int64_t v = PROTO_HAS(m, a) ? m->num[a] : -1;
+
+	if (v < 0)
+		snprintf(buf, len, "inherit");
+	else if (v == 0)
+		snprintf(buf, len, "%s", a == A_QUOTA ? "none" : "forever");
+	else if (a == A_QUOTA)
+		fmt_size(buf, len, v);
+	else
+		fmt_duration(buf, len, v);
+}
+
+static int
+cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
+{
+	static const char *const kinds[] = { "user", "group", "default" };
+	struct policy_state *s = arg;
+	const char *kind = kinds[m->num[A_KIND] >= 0 && m->num[A_KIND] <= 2 ?
+	    m->num[A_KIND] : 2];
+	char q[16], r[16];
+
+	if (m->type == MSG_OK) {
+		if (ctx->json)
+			printf("%s]}\n", s->n ? "" : "{\"policies\":[");
+		return 0;
+	}
+	if (m->type != MSG_POLICY)
+		return 0;
+	if (ctx->json) {
+		printf("%s{\"kind\":\"%s\"", s->n++ ? "," : "{\"policies\":[",
+		    kind);
+		if (PROTO_HAS(m, A_XID))
+			printf(",\"id\":%" PRId64, m->num[A_XID]);
+		if (PROTO_HAS(m, A_QUOTA))
+			printf(",\"quota\":%" PRId64 ",\"retention\":%" PRId64,
+			    m->num[A_QUOTA], m->num[A_RETENTION]);
+		if (PROTO_HAS(m, A_FS)) {
+			printf(",\"fs\":");
+			json_str(stdout, m->str[A_FS]);
+			printf(",\"watermark\":%" PRId64, m->num[A_WATERMARK]);
+		}
+		printf("}");
+		return 0;
+	}
+	s->n++;
+	if (PROTO_HAS(m, A_FS)) {
+		printf("%s watermark on %s: %" PRId64 "%% free\n", kind,
+		    m->str[A_FS], m->num[A_WATERMARK]);
+		return 0;
+	}
+	policy_val(q, sizeof(q), m, A_QUOTA);
+	policy_val(r, sizeof(r), m, A_RETENTION);
+	if (PROTO_HAS(m, A_XID))
+		printf("%s %" PRId64 ": quota %s, retention %s\n", kind,
+		    m->num[A_XID], q, r);
+	else
+		printf("%s: quota %s, retention %s\n", kind, q, r);
+	return 0;
+}
+
+static int
+cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CMD_COMMON_OPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct cmd_entry *e = &cmd_policy_entry;
+	struct policy_state s = { 0 };
+	struct proto_buf b;
+	int64_t kind, v;
+	bool set;
+	int ch, i;
+
+	while ((ch = getopt_long(argc, argv, "+hj", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'j':
+			ctx->json = true;
+			break;
+		case 'h':
+			return cmd_help(e);
+		default:
+			return cmd_usage_error(e, NULL);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 2)
+		return cmd_usage_error(e, "get or set, and user, group or "
+		    "default");
+	if (strcmp(argv[0], "get") == 0)
+		set = false;
+	else if (strcmp(argv[0], "set") == 0)
+		set = true;
+	else
+		return cmd_usage_error(e, "%s: neither get nor set", argv[0]);
+	if (strcmp(argv[1], "user") == 0)
+		kind = PROTO_KIND_USER;
+	else if (strcmp(argv[1], "group") == 0)
+		kind = PROTO_KIND_GROUP;
+	else if (strcmp(argv[1], "default") == 0)
+		kind = PROTO_KIND_DEFAULT;
+	else
+		return cmd_usage_error(e, "%s: not user, group or default",
+		    argv[1]);
+	proto_init(&b, set ? MSG_POLICY_SET : MSG_POLICY_GET);
+	proto_num(&b, A_KIND, kind);
+	i = 2;
+	if (kind != PROTO_KIND_DEFAULT) {
+		if (argc < 3)
+			return cmd_usage_error(e, "name the %s", argv[1]);
+		if ((kind == PROTO_KIND_USER ? parse_user(argv[2], &v) :
+		    parse_group(argv[2], &v)) < 0)
+			return cmd_usage_error(e, "%s: no such %s", argv[2],
+			    argv[1]);
+		proto_num(&b, A_XID, v);
+		i = 3;
+	}
+	if (!set && i != argc)
+		return cmd_usage_error(e, "too many arguments");
+	for (; set && i < argc; i += 2) {
+		if (i + 1 >= argc)
+			return cmd_usage_error(e, "%s: needs a value",
+			    argv[i]);
+		if (strcmp(argv[i], "quota") == 0) {
+			if (strcmp(argv[i + 1], "inherit") == 0)
+				v = -1;
+			else if (parse_size(argv[i + 1], &v) < 0)
+				return cmd_usage_error(e, "%s: not a size",
+				    argv[i + 1]);
+			proto_num(&b, A_QUOTA, v);
+		} else if (strcmp(argv[i], "retention") == 0) {
+			if (strcmp(argv[i + 1], "inherit") == 0)
+				v = -1;
+			else if (parse_duration(argv[i + 1], &v) < 0)
+				return cmd_usage_error(e, "%s: not a duration",
+				    argv[i + 1]);
+			proto_num(&b, A_RETENTION, v);
+		} else {
+			return cmd_usage_error(e, "%s: not quota or "
+			    "retention", argv[i]);
+		}
+	}
+	return ctl_request(ctx, &b, cmd_policy_msg, &s);
+}
+
+const struct cmd_entry cmd_policy_entry = {
+	.name = "policy",
+	.usage = "[-j] get user|group|default [name] | "
+	    "set user|group name [quota size|none|inherit] "
+	    "[retention duration|forever|inherit]",
+	.help = "show or set quota and retention per user or group (admins)",
+	.exec = cmd_policy_exec,
+};

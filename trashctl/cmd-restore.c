@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * trashctl restore: put entries back where they were deleted from, or
+ * under --to.  A directory restores everything deleted under it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "trashctl.h"
+
+struct restore_state {
+	int64_t	 total;
+	int64_t	 seen;
+	int64_t	 failed;
+	bool	 first;
+};
+
+static int
+cmd_restore_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
+{
+	struct restore_state *s = arg;
+	const char *what;
+	int64_t err;
+
+	switch (m->type) {
+	case MSG_PROGRESS:
+		s->total = m->num[A_TOTAL];
+		if (ctx->json)
+			printf("{\"results\":[");
+		s->first = true;
+		return 0;
+	case MSG_RESULT:
+		err = m->num[A_ERRNO];
+		what = m->str[A_TO] ? m->str[A_TO] : m->str[A_PATH] ?
+		    m->str[A_PATH] : "(unknown path)";
+		s->seen++;
+		if (err != 0)
+			s->failed++;
+		if (ctx->json) {
+			printf("%s{\"id\":%" PRId64 ",\"errno\":%" PRId64
+			    ",\"to\":", s->first ? "" : ",", m->num[A_ID],
+			    err);
+			json_str(stdout, m->str[A_TO]);
+			printf(",\"message\":");
+			json_str(stdout, m->str[A_MESSAGE]);
+			printf("}");
+			s->first = false;
+			return 0;
+		}
+		if (err != 0) {
+			progress_end(ctx);
+			fprintf(stderr, "trashctl: %s: %s\n", what,
+			    m->str[A_MESSAGE] ? m->str[A_MESSAGE] : "failed");
+		} else if (s->total <= 1) {
+			printf("restored %s\n", what);
+		}
+		progress(ctx, s->seen, s->total);
+		return 0;
+	case MSG_OK:
+		progress_end(ctx);
+		if (ctx->json) {
+			printf("%s],\"restored\":%" PRId64 ",\"failed\":%"
+			    PRId64 "}\n", s->total ? "" : "{\"results\":[",
+			    m->num[A_DONE], m->num[A_FAILED]);
+		} else if (s->total > 1 || m->num[A_FAILED] > 0) {
+			printf("restored %" PRId64 " of %" PRId64 " entr%s",
+			    m->num[A_DONE], s->total, s->total == 1 ? "y" :
+			    "ies");
+			if (m->num[A_FAILED] > 0)
+				printf(", %" PRId64 " kept in the trash",
+				    m->num[A_FAILED]);
+			printf("\n");
+		}
+		return m->num[A_FAILED] > 0 ? EXIT_SOME : 0;
+	}
+	return 0;
+}
+
+static int
+cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "user", required_argument, NULL, 'u' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "to", required_argument, NULL, 't' },
+		{ "before", required_argument, NULL, 'b' },
+		{ "version", required_argument, NULL, 'V' },
+		{ "overwrite", no_argument, NULL, 'f' },
+		CMD_COMMON_OPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct cmd_entry *e = &cmd_restore_entry;
+	struct restore_state s = { 0 };
+	struct proto_buf b;
+	int64_t v;
+	mode_t mask;
+	bool byid = false;
+	char *p;
+	int ch;
+
+	proto_init(&b, MSG_RESTORE);
+	while ((ch = getopt_long(argc, argv, "b:fhi:jt:u:V:", opts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'u':
+			if (parse_user(optarg, &v) < 0)
+				return cmd_usage_error(e, "%s: no such user",
+				    optarg);
+			proto_num(&b, A_UID, v);
+			break;
+		case 'i':
+			if (parse_size(optarg, &v) < 0 || v <= 0)
+				return cmd_usage_error(e, "%s: not an id",
+				    optarg);
+			proto_num(&b, A_ID, v);
+			byid = true;
+			break;
+		case 't':
+			if ((p = abs_path(optarg)) == NULL)
+				return cmd_usage_error(e, "%s: bad path",
+				    optarg);
+			proto_str(&b, A_TO, p);
+			free(p);
+			break;
+		case 'b':
+			if (parse_time(optarg, &v) < 0)
+				return cmd_usage_error(e, "%s: not a time or "
+				    "duration", optarg);
+			proto_num(&b, A_BEFORE, v);
+			break;
+		case 'V':
+			if (parse_size(optarg, &v) < 0 || v < 1)
+				return cmd_usage_error(e, "%s: versions count "
+				    "from 1, the newest", optarg);
+			proto_num(&b, A_VERSION, v);
+			break;
+		case 'f':
+			proto_num(&b, A_OVERWRITE, 1);
+			break;
+		case 'j':
+			ctx->json = true;
+			break;
+		case 'h':
+			return cmd_help(e);
+		default:
+			return cmd_usage_error(e, NULL);
+		}
+	}
+	if (byid == (optind < argc) || argc - optind > 1)
+		return cmd_usage_error(e, "name one path, or --id");
+	if (!byid) {
+		if ((p = abs_path(argv[optind])) == NULL)
+			return cmd_usage_error(e, "%s: bad path",
+			    argv[optind]);
+		proto_str(&b, A_PATH, p);
+		free(p);
+	}
+	/* Directories are made as the caller would make them. */
+	mask = umask(022);
+	umask(mask);
+	proto_num(&b, A_UMASK, mask);
+	return ctl_request(ctx, &b, cmd_restore_msg, &s);
+}
+
+const struct cmd_entry cmd_restore_entry = {
+	.name = "restore",
+	.usage = "[-f] [-u user] [-t dest] [-b time] [-V n] [-j] "
+	    "path | -i id",
+	.help = "restore a file, or everything deleted under a directory",
+	.exec = cmd_restore_exec,
+};

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: ISC */
+/* trashctl wipe: securely wipe entries now, by id or original path. */
+#include <ctype.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trashctl.h"
+
+struct wipe_state {
+	int64_t	 n;
+};
+
+static int
+cmd_wipe_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
+{
+	struct wipe_state *s = arg;
+
+	if (m->type == MSG_RESULT) {
+		if (ctx->json) {
+			printf("%s{\"id\":%" PRId64 ",\"errno\":%" PRId64
+			    ",\"path\":", s->n++ ? "," : "{\"results\":[",
+			    m->num[A_ID], m->num[A_ERRNO]);
+			json_str(stdout, m->str[A_PATH]);
+			printf(",\"message\":");
+			json_str(stdout, m->str[A_MESSAGE]);
+			printf("}");
+		} else if (m->num[A_ERRNO] != 0) {
+			fprintf(stderr, "trashctl: entry %" PRId64 ": %s\n",
+			    m->num[A_ID], m->str[A_MESSAGE]);
+		} else {
+			printf("entry %" PRId64 " (%s): %s\n", m->num[A_ID],
+			    m->str[A_PATH] ? m->str[A_PATH] : "?",
+			    m->str[A_MESSAGE]);
+		}
+		return 0;
+	}
+	if (m->type != MSG_OK)
+		return 0;
+	if (ctx->json)
+		printf("%s],\"queued\":%" PRId64 ",\"failed\":%" PRId64 "}\n",
+		    s->n ? "" : "{\"results\":[", m->num[A_DONE],
+		    m->num[A_FAILED]);
+	return m->num[A_FAILED] > 0 ? EXIT_SOME : 0;
+}
+
+static int
+cmd_wipe_exec(struct ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "user", required_argument, NULL, 'u' },
+		CMD_COMMON_OPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct cmd_entry *e = &cmd_wipe_entry;
+	struct wipe_state s = { 0 };
+	struct proto_buf b;
+	int64_t v;
+	char *p;
+	int ch;
+
+	proto_init(&b, MSG_WIPE);
+	while ((ch = getopt_long(argc, argv, "hju:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'u':
+			if (parse_user(optarg, &v) < 0)
+				return cmd_usage_error(e, "%s: no such user",
+				    optarg);
+			proto_num(&b, A_UID, v);
+			break;
+		case 'j':
+			ctx->json = true;
+			break;
+		case 'h':
+			return cmd_help(e);
+		default:
+			return cmd_usage_error(e, NULL);
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage_error(e, "name one entry id or path");
+	/* All digits: an id ("./123" names a file called 123). */
+	if (isdigit((unsigned char)argv[optind][0]) &&
+	    parse_size(argv[optind], &v) == 0 && v > 0 &&
+	    isdigit((unsigned char)argv[optind][strlen(argv[optind]) - 1])) {
+		proto_num(&b, A_ID, v);
+	} else {
+		if ((p = abs_path(argv[optind])) == NULL)
+			return cmd_usage_error(e, "%s: bad path",
+			    argv[optind]);
+		proto_str(&b, A_PATH, p);
+		free(p);
+	}
+	return ctl_request(ctx, &b, cmd_wipe_msg, &s);
+}
+
+const struct cmd_entry cmd_wipe_entry = {
+	.name = "wipe",
+	.usage = "[-u user] [-j] id | path",
+	.help = "securely wipe entries now (overwrite, then unlink)",
+	.exec = cmd_wipe_exec,
+};

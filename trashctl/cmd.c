@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: ISC */
+/* The command table: one entry per cmd-*.c file. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trashctl.h"
+
+static const struct cmd_entry *const cmd_table[] = {
+	&cmd_status_entry,
+	&cmd_list_entry,
+	&cmd_restore_entry,
+	&cmd_wipe_entry,
+	&cmd_empty_entry,
+	&cmd_quota_entry,
+	&cmd_policy_entry,
+	&cmd_audit_entry,
+	NULL
+};
+
+const struct cmd_entry *
+cmd_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; cmd_table[i] != NULL; i++)
+		if (strcmp(cmd_table[i]->name, name) == 0)
+			return cmd_table[i];
+	return NULL;
+}
+
+void
+cmd_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: trashctl [-j] [-s socket] command [arguments]\n"
+	    "commands:\n");
+	for (i = 0; cmd_table[i] != NULL; i++)
+		fprintf(f, "  %-8s %s\n", cmd_table[i]->name,
+		    cmd_table[i]->help);
+	fprintf(f, "See trashctl(1); \"trashctl COMMAND -h\" for one "
+	    "command.\n");
+}
+
+int
+cmd_help(const struct cmd_entry *e)
+{
+	printf("usage: trashctl %s %s\n%s\n", e->name, e->usage, e->help);
+	return EXIT_OK;
+}
+
+int
+cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt != NULL) {
+		fprintf(stderr, "trashctl %s: ", e->name);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "usage: trashctl %s %s\n", e->name, e->usage);
+	return EXIT_USAGE;
+}

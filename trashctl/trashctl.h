@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * trashctl: private header, sectioned by defining file.  The client does
+ * no real work: it sends one request, prints the reply, exits.
+ */
+#ifndef TRASHCTL_H
+#define TRASHCTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "proto.h"
+
+/* Exit codes, trashctl(1) EXIT STATUS. */
+#define EXIT_OK		0
+#define EXIT_SOME	1	/* some entries failed: conflicts, refusals */
+#define EXIT_USAGE	2
+#define EXIT_NODAEMON	3	/* trashd cannot be reached */
+#define EXIT_DENIED	4	/* permission denied */
+#define EXIT_NOTFOUND	5	/* nothing matched */
+#define EXIT_ERROR	6	/* any other error */
+
+struct ctx {
+	const char	*socket;
+	bool		 json;
+	int		 timeout_ms;
+	const char	*prog;
+};
+
+/* ---- cmd.c: the command table ---- */
+struct cmd_entry {
+	const char	*name;
+	const char	*usage;
+	const char	*help;
+	int		(*exec)(struct ctx *, int argc, char **argv);
+};
+
+extern const struct cmd_entry cmd_status_entry;
+extern const struct cmd_entry cmd_list_entry;
+extern const struct cmd_entry cmd_restore_entry;
+extern const struct cmd_entry cmd_wipe_entry;
+extern const struct cmd_entry cmd_empty_entry;
+extern const struct cmd_entry cmd_quota_entry;
+extern const struct cmd_entry cmd_policy_entry;
+extern const struct cmd_entry cmd_audit_entry;
+
+const struct cmd_entry *cmd_find(const char *name);
+void	 cmd_usage(FILE *);
+int	 cmd_usage_error(const struct cmd_entry *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+int	 cmd_help(const struct cmd_entry *);
+/* Options every command takes, for its getopt_long() table. */
+#define CMD_COMMON_OPTS \
+	{ "json", no_argument, NULL, 'j' }, \
+	{ "help", no_argument, NULL, 'h' }
+
+/* ---- client.c: one request, its reply ---- */
+typedef int (*ctl_msg_fn)(struct ctx *, const struct proto_msg *, void *);
+
+int	 ctl_request(struct ctx *, struct proto_buf *, ctl_msg_fn, void *);
+int	 ctl_exit_code(int err);
+
+/* ---- util.c ---- */
+void	 fmt_size(char *, size_t, int64_t bytes);
+void	 fmt_age(char *, size_t, int64_t then_ns);
+void	 fmt_duration(char *, size_t, int64_t seconds);
+void	 fmt_time(char *, size_t, int64_t ns);
+void	 json_str(FILE *, const char *);
+int	 parse_size(const char *, int64_t *);
+int	 parse_duration(const char *, int64_t *);
+int	 parse_time(const char *, int64_t *ns);
+int	 parse_user(const char *, int64_t *uid);
+int	 parse_group(const char *, int64_t *gid);
+const char *user_name(int64_t uid, char *, size_t);
+char	*abs_path(const char *);
+void	 progress(struct ctx *, int64_t done, int64_t total);
+void	 progress_end(struct ctx *);
+int64_t	 now_ns(void);
+
+#endif /* TRASHCTL_H */

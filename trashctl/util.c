@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: ISC */
+/* Formatting for people and for JSON, parsing of sizes, times and names. */
+#include <ctype.h>
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trashctl.h"
+
+#define NSEC_PER_SEC	((int64_t)1000000000)
+
+int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* "512B", "1.2K", "34M", "1.0G": three significant figures at most. */
+void
+fmt_size(char *buf, size_t len, int64_t bytes)
+{
+	static const char units[] = "BKMGTPE";
+	double v = (double)bytes;
+	size_t u = 0;
+
+	if (bytes < 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	while (v >= 1024 && u < sizeof(units) - 2) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRId64 "B", bytes);
+	else if (v < 10)
+		snprintf(buf, len, "%.1f%c", v, units[u]);
+	else
+		snprintf(buf, len, "%.0f%c", v, units[u]);
+}
+
+/* "42s", "5m", "3h", "12d", "8w": the largest unit that fits. */
+void
+fmt_duration(char *buf, size_t len, int64_t s)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 120)
+		snprintf(buf, len, "%" PRId64 "s", s);
+	else if (s < 2 * 3600)
+		snprintf(buf, len, "%" PRId64 "m", s / 60);
+	else if (s < 2 * 86400)
+		snprintf(buf, len, "%" PRId64 "h", s / 3600);
+	else if (s < 8 * 7 * 86400)
+		snprintf(buf, len, "%" PRId64 "d", s / 86400);
+	else
+		snprintf(buf, len, "%" PRId64 "w", s / (7 * 86400));
+}
+
+void
+fmt_age(char *buf, size_t len, int64_t then_ns)
+{
+	char d[32];
+
+	fmt_duration(d, sizeof(d), (now_ns() - then_ns) / NSEC_PER_SEC);
+	snprintf(buf, len, "%s ago", d);
+}
+
+void
+fmt_time(char *buf, size_t len, int64_t ns)
+{
+	time_t t = (time_t)(ns / NSEC_PER_SEC);
+	struct tm tm;
+
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		snprintf(buf, len, "%" PRId64, ns / NSEC_PER_SEC);
+}
+
+/* Length of the valid UTF-8 sequence at @s, 0 if invalid. */
+static size_t
+json_utf8(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
+void
+json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	if (s == NULL) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	while (*p != '\0') {
+		if (*p == '"' || *p == '\\') {
+			fputc('\\', f);
+			fputc(*p++, f);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p++);
+		} else if ((n = json_utf8(p)) == 0) {
+			fputs("\\ufffd", f);
+			p++;
+		} else {
+			fwrite(p, 1, n, f);
+			p += n;
+		}
+	}
+	fputc('"', f);
+}
+
+static int
+parse_scaled(const char *s, const char *units, const int64_t *mult,
+    int64_t *out)
+{
+	char *end;
+	long long v;
+	size_t i;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0)
+		return -ERANGE;
+	if (*end == '\0') {
+		*out = v;
+		return 0;
+	}
+	for (i = 0; units[i] != '\0'; i++)
+		if (*end == units[i])
+			break;
+	if (units[i] == '\0' || end[1] != '\0')
+		return -EINVAL;
+	if (v > INT64_MAX / mult[i])
+		return -ERANGE;
+	*out = v * mult[i];
+	return 0;
+}
+
+/* "500M", "1G", "none" (0). */
+int
+parse_size(const char *s, int64_t *out)
+{
+	static const int64_t mult[] = { 1024, 1024, 1LL << 20, 1LL << 30,
+	    1LL << 40 };
+
+	if (strcmp(s, "none") == 0) {
+		*out = 0;
+		return 0;
+	}
+	return parse_scaled(s, "kKMGT", mult, out);
+}
+
+/* "90s", "12h", "30d", "2w", "forever" (0); seconds. */
+int
+parse_duration(const char *s, int64_t *out)
+{
+	static const int64_t mult[] = { 1, 60, 3600, 86400, 7 * 86400 };
+
+	if (strcmp(s, "forever") == 0) {
+		*out = 0;
+		return 0;
+	}
+	return parse_scaled(s, "smhdw", mult, out);
+}
+
+/*
+ * A point in time: "@SECONDS" since the Epoch, "YYYY-MM-DD[ HH:MM[:SS]]"
+ * (local time), or a duration meaning that long ago ("3d").
+ */
+int
+parse_time(const char *s, int64_t *ns)
+{
+	static const char *const fmts[] = { "%Y-%m-%d %H:%M:%S",
+	    "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d" };
+	struct tm tm;
+	const char *end;
+	int64_t v;
+	size_t i;
+	time_t t;
+
+	if (s[0] == '@') {
+		if (parse_scaled(s + 1, "", NULL, &v) < 0 ||
+		    v > INT64_MAX / NSEC_PER_SEC)
+			return -EINVAL;
+		*ns = v * NSEC_PER_SEC;
+		return 0;
+	}
+	if (parse_duration(s, &v) == 0 && v > 0) {
+		if (v > INT64_MAX / NSEC_PER_SEC)
+			return -ERANGE;
+		*ns = now_ns() - v * NSEC_PER_SEC;
+		return 0;
+	}
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		memset(&tm, 0, sizeof(tm));
+		tm.tm_isdst = -1;
+		end = strptime(s, fmts[i], &tm);
+		if (end == NULL || *end != '\0')
+			continue;
+		if ((t = mktime(&tm)) == (time_t)-1)
+			return -EINVAL;
+		*ns = (int64_t)t * NSEC_PER_SEC;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int
+parse_id(const char *s, int64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > 4294967294ULL)
+		return -EINVAL;
+	*out = (int64_t)v;
+	return 0;
+}
+
+/* A user name or a uid. */
+int
+parse_user(const char *s, int64_t *uid)
+{
+	struct passwd *pw;
+
+	if (parse_id(s, uid) == 0)
+		return 0;
+	if ((pw = getpwnam(s)) == NULL)
+		return -ENOENT;
+	*uid = pw->pw_uid;
+	return 0;
+}
+
+int
+parse_group(const char *s, int64_t *gid)
+{
+	struct group *gr;
+
+	if (parse_id(s, gid) == 0)
+		return 0;
+	if ((gr = getgrnam(s)) == NULL)
+		return -ENOENT;
+	*gid = gr->gr_gid;
+	return 0;
+}
+
+const char *
+user_name(int64_t uid, char *buf, size_t len)
+{
+	struct passwd *pw;
+
+	if (uid >= 0 && (pw = getpwuid((uid_t)uid)) != NULL)
+		snprintf(buf, len, "%s", pw->pw_name);
+	else
+		snprintf(buf, len, "%" PRId64, uid);
+	return buf;
+}
+
+/* Drop ".", "..", empty components, lexically.  @p is absolute. */
+static void
+abs_clean(char *p)
+{
+	char *out = p, *in = p, *slash;
+	size_t len;
+
+	while (*in != '\0') {
+		while (*in == '/')
+			in++;
+		if (*in == '\0')
+			break;
+		slash = strchr(in, '/');
+		len = slash != NULL ? (size_t)(slash - in) : strlen(in);
+		if (len == 1 && in[0] == '.') {
+			/* nothing */
+		} else if (len == 2 && in[0] == '.' && in[1] == '.') {
+			while (out > p && *--out != '/')
+				;
+		} else {
+			*out++ = '/';
+			memmove(out, in, len);
+			out += len;
+		}
+		in += len;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+}
+
+/*
+ * @path made absolute against the cwd and cleaned; its longest existing
+ * ancestor resolved by realpath(3), so that a path through a symlinked
+ * directory still names the filesystem trashd knows.  malloc'd; NULL on
+ * error.
+ */
+char *
+abs_path(const char *path)
+{
+	char cwd[PATH_MAX], *p, *q, *real, *slash, *out;
+	size_t len;
+
+	if (path[0] == '/') {
+		p = strdup(path);
+	} else {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			return NULL;
+		len = strlen(cwd) + strlen(path) + 2;
+		if ((p = malloc(len)) != NULL)
+			snprintf(p, len, "%s/%s", cwd, path);
+	}
+	if (p == NULL)
+		return NULL;
+	abs_clean(p);
+	q = strdup(p);
+	if (q == NULL) {
+		free(p);
+		return NULL;
+	}
+	/* Find the longest existing ancestor. */
+	for (;;) {
+		if ((real = realpath(q, NULL)) != NULL)
+			break;
+		if ((slash = strrchr(q, '/')) == NULL || slash == q) {
+			free(q);
+			return p;
+		}
+		*slash = '\0';
+	}
+	len = strlen(q);
+	out = NULL;
+	if (asprintf(&out, "%s%s", strcmp(real, "/") == 0 &&
+	    p[len] != '\0' ? "" : real, p + len) < 0)
+		out = NULL;
+	free(real);
+	free(q);
+	free(p);
+	return out;
+}
+
+static bool progress_drawn;
+
+/* A bar on stderr, only for a person watching a terminal. */
+void
+progress(struct ctx *ctx, int64_t done, int64_t total)
+{
+	static int64_t last = -1;
+	int width = 30, fill;
+
+	if (ctx->json || total < 2 || !isatty(STDERR_FILENO))
+		return;
+	fill = (int)(done * width / total);
+	if (fill == last && done != total)
+		return;
+	last = fill;
+	progress_drawn = true;
+	fprintf(stderr, "\r[%.*s%*s] %" PRId64 "/%" PRId64, fill,
+	    "##############################", width - fill, "", done, total);
+	fflush(stderr);
+}
+
+void
+progress_end(struct ctx *ctx)
+{
+	if (ctx->json || !progress_drawn)
+		return;
+	progress_drawn = false;
+	fprintf(stderr, "\r\033[K");
+	fflush(stderr);
+}

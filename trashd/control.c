@@ -1,0 +1,1478 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The control socket: a unix stream socket (mode 0666) that every local
+ * user reaches.  The peer's uid, gid, pid and supplementary groups are
+ * read once at accept (SO_PEERCRED, SO_PEERGROUPS) and stored on the
+ * connection; nothing a client says about itself is believed.  Admins
+ * are uid 0 and, with "admin-group", the peers that hold that group at
+ * connect time.
+ *
+ * Connections are capped per uid and in all; a client has client-timeout
+ * seconds to send each whole request and to take each reply, or it is
+ * closed; nothing a client does blocks another.  Each message is checked
+ * before use: a wrong version or an oversized length gets an error and
+ * the connection is closed (its framing cannot be trusted any more); a
+ * malformed or unknown request gets an error and the connection goes on.
+ * Every request, allowed or denied, is audited with the peer's uid and pid.
+ */
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "trashd.h"
+
+/* Connections in all and per uid: far above any honest use. */
+#define CONTROL_CONNS_MAX	512
+#define CONTROL_CONNS_UID	64
+/* Groups of a peer we look at; NGROUPS_MAX is 65536 but nobody has so many. */
+#define CONTROL_GROUPS_MAX	1024
+/* Audit rows one query returns at most, and by default. */
+#define CONTROL_AUDIT_MAX	10000
+#define CONTROL_AUDIT_DEFAULT	100
+/* Restores running at once; more are told to retry. */
+#define CONTROL_RESTORES_MAX	16
+
+struct control_conn {
+	TAILQ_ENTRY(control_conn) entry;
+	struct trashd		*d;
+	struct bufferevent	*bev;
+	struct event		*deadline;	/* the next request is due */
+	struct peer		 peer;
+	bool			 busy;		/* a reply is still coming */
+	bool			 closing;	/* flush, then close */
+	bool			 eof;		/* the client shut its side */
+	struct restore_job	*job;
+	uint8_t			 rbuf[PROTO_HDR_LEN + PROTO_MSG_MAX];
+	/* What the audit row of the current request says. */
+	char			 target[512];
+	char			 result[256];
+};
+
+struct control {
+	struct evconnlistener	*lev;
+	char			*path;
+	TAILQ_HEAD(, control_conn) conns;
+	size_t			 nconns;
+	int64_t			 started_ns;
+};
+
+static void	control_conn_free(struct control_conn *);
+static void	control_arm(struct control_conn *);
+
+const struct peer *
+control_peer(const struct control_conn *c)
+{
+	return &c->peer;
+}
+
+static struct timeval
+control_timeout(const struct trashd *d)
+{
+	struct timeval tv = { 30, 0 };
+
+	if (d->conf->client_timeout > 0)
+		tv.tv_sec = d->conf->client_timeout;
+	return tv;
+}
+
+/* ---- paths ---- */
+
+/*
+ * The managed filesystem that holds absolute path @abs: the longest
+ * configured mount point that is a prefix of it, at a component boundary.
+ * *@rel is the rest, relative to that filesystem's root ("" for the root).
+ */
+int
+control_path_fs(struct trashd *d, const char *abs, struct tfs **fsp,
+    const char **rel)
+{
+	struct tfs *best = NULL;
+	size_t i, len, blen = 0;
+	const char *p;
+
+	if (abs[0] != '/')
+		return -EINVAL;
+	for (i = 0; i < d->nfs; i++) {
+		p = d->fs[i].path;
+		len = strlen(p);
+		while (len > 1 && p[len - 1] == '/')
+			len--;
+		if (len == 1 && p[0] == '/')
+			len = 0;	/* "/" holds everything */
+		else if (strncmp(abs, p, len) != 0 ||
+		    (abs[len] != '/' && abs[len] != '\0'))
+			continue;
+		if (best == NULL || len > blen) {
+			best = &d->fs[i];
+			blen = len;
+		}
+	}
+	if (best == NULL)
+		return -ENOENT;
+	for (p = abs + blen; *p == '/'; p++)
+		;
+	*fsp = best;
+	*rel = p;
+	return 0;
+}
+
+/*
+ * A path relative to a filesystem root that a restore may use: no leading
+ * slash, no empty, "." or ".." component, bounded lengths.  The empty path
+ * (the root itself) only with @empty_ok.
+ */
+int
+control_rel_valid(const char *rel, bool empty_ok)
+{
+	const char *p = rel, *slash;
+	size_t len;
+
+	if (*rel == '\0')
+		return empty_ok ? 0 : -EINVAL;
+	if (strlen(rel) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	for (;;) {
+		slash = strchr(p, '/');
+		len = slash != NULL ? (size_t)(slash - p) : strlen(p);
+		if (len == 0 || len > NAME_MAX)
+			return -EINVAL;
+		if ((len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.'))
+			return -EINVAL;
+		if (slash == NULL)
+			return 0;
+		p = slash + 1;
+	}
+}
+
+/* ---- replies ---- */
+
+void
+control_send(struct control_conn *c, struct proto_buf *b)
+{
+	int len;
+
+	if (c == NULL || c->closing)
+		return;
+	if ((len = proto_finish(b)) < 0) {
+		/* Our own bug: a reply too large.  Say so, not garbage. */
+		log_warnx("control: reply %s too large",
+		    proto_type_name((uint16_t)(b->data[2] << 8 | b->data[3])));
+		proto_init(b, MSG_ERROR);
+		proto_num(b, A_ERRNO, EMSGSIZE);
+		proto_str(b, A_MESSAGE, "reply too large");
+		len = proto_finish(b);
+	}
+	if (bufferevent_write(c->bev, b->data, (size_t)len) < 0)
+		c->closing = true;
+}
+
+void
+control_reply_error(struct control_conn *c, int err, const char *fmt, ...)
+{
+	struct proto_buf *b;
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->result[0] == '\0')
+		snprintf(c->result, sizeof(c->result), "%s: %.200s",
+		    err == EPERM ? "denied" : "error", msg);
+	b = xmalloc(sizeof(*b));
+	proto_init(b, MSG_ERROR);
+	proto_num(b, A_ERRNO, err);
+	proto_str(b, A_MESSAGE, msg);
+	control_send(c, b);
+	free(b);
+}
+
+static void
+control_reply_ok(struct control_conn *c, struct proto_buf *b)
+{
+	if (c->result[0] == '\0')
+		snprintf(c->result, sizeof(c->result), "ok");
+	control_send(c, b);
+}
+
+/* ---- connection life ---- */
+
+static void
+control_close_soon(struct control_conn *c)
+{
+	c->closing = true;
+	bufferevent_disable(c->bev, EV_READ);
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+		control_conn_free(c);
+}
+
+void
+control_set_job(struct control_conn *c, struct restore_job *j)
+{
+	c->job = j;
+}
+
+/* The reply to the current request is complete: take the next one. */
+void
+control_request_done(struct control_conn *c)
+{
+	c->busy = false;
+	c->job = NULL;
+	if (c->closing || c->eof) {
+		c->closing = false;
+		control_close_soon(c);
+		return;
+	}
+	control_arm(c);
+	bufferevent_enable(c->bev, EV_READ);
+	/* Requests that arrived meanwhile are in the input buffer. */
+	bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_IGNORE_WATERMARKS);
+}
+
+static void
+control_deadline(evutil_socket_t fd, short ev, void *arg)
+{
+	struct control_conn *c = arg;
+
+	(void)fd;
+	(void)ev;
+	log_info("control: uid %u pid %d: no request within %" PRId64
+	    "s, closing", (unsigned)c->peer.uid, (int)c->peer.pid,
+	    (int64_t)control_timeout(c->d).tv_sec);
+	control_conn_free(c);
+}
+
+/* The client has one timeout to send its whole next request. */
+static void
+control_arm(struct control_conn *c)
+{
+	struct timeval tv = control_timeout(c->d);
+
+	evtimer_add(c->deadline, &tv);
+}
+
+static void
+control_conn_free(struct control_conn *c)
+{
+	struct control *ctl = c->d->control;
+
+	if (c->job != NULL)
+		restore_detach(c->job);
+	TAILQ_REMOVE(&ctl->conns, c, entry);
+	ctl->nconns--;
+	event_free(c->deadline);
+	bufferevent_free(c->bev);
+	free(c->peer.groups);
+	free(c);
+}
+
+/* ---- authorisation ---- */
+
+static void
+control_audit(struct control_conn *c, const char *verb)
+{
+	char action[32];
+
+	snprintf(action, sizeof(action), "ctl-%s", verb);
+	audit_log(c->d, c->peer.uid, c->peer.pid, action,
+	    c->target[0] ? c->target : "-", c->result);
+}
+
+/*
+ * The uid a request acts on: the caller's own, or with A_UID another's,
+ * which only an admin may name.  -EPERM with the reply sent.
+ */
+static int
+control_target_uid(struct control_conn *c, const struct proto_msg *m,
+    uint32_t *uid)
+{
+	*uid = c->peer.uid;
+	if (!PROTO_HAS(m, A_UID))
+		return 0;
+	snprintf(c->target, sizeof(c->target), "uid=%" PRId64,
+	    m->num[A_UID]);
+	if (m->num[A_UID] < 0 || m->num[A_UID] > TRASH_UID_MAX) {
+		control_reply_error(c, EINVAL, "uid %" PRId64 " out of range",
+		    m->num[A_UID]);
+		return -EINVAL;
+	}
+	if ((uid_t)m->num[A_UID] != c->peer.uid && !c->peer.admin) {
+		control_reply_error(c, EPERM, "only an admin may act on "
+		    "another user's trash");
+		return -EPERM;
+	}
+	*uid = (uint32_t)m->num[A_UID];
+	return 0;
+}
+
+static int
+control_need_admin(struct control_conn *c)
+{
+	if (c->peer.admin)
+		return 0;
+	control_reply_error(c, EPERM, "only an admin may do that");
+	return -EPERM;
+}
+
+/* ---- verbs ---- */
+
+static void
+control_entry_msg(struct control_conn *c, const struct entry *e)
+{
+	struct tfs *fs = daemon_fs(c->d, e->fs_id);
+	struct proto_buf *b = xmalloc(sizeof(*b));
+
+	proto_init(b, MSG_ENTRY);
+	proto_num(b, A_ID, e->id);
+	proto_num(b, A_UID, e->trash_uid);
+	proto_num(b, A_OWNER, e->owner_uid);
+	proto_num(b, A_DELETER, e->deleter_uid);
+	proto_str(b, A_FS, fs != NULL ? fs->path : "?");
+	proto_str(b, A_PATH, e->orig_path);
+	proto_str(b, A_NAME, e->name[0] ? e->name : "?");
+	proto_num(b, A_TIME, e->deleted_ns);
+	proto_num(b, A_SIZE, e->size);
+	proto_num(b, A_FLAGS, e->flags);
+	proto_str(b, A_STATE, entry_state_name(e->state));
+	control_send(c, b);
+	free(b);
+}
+
+static void
+control_status(struct control_conn *c, const struct proto_msg *m)
+{
+	struct trashd *d = c->d;
+	struct proto_buf *b = xmalloc(sizeof(*b));
+	struct statvfs sv;
+	struct usage u;
+	int64_t count = 0, bytes = 0;
+	size_t i;
+
+	(void)m;
+	for (i = 0; i < d->nfs; i++) {
+		proto_init(b, MSG_FS);
+		proto_str(b, A_FS, d->fs[i].path);
+		proto_num(b, A_WATERMARK, d->fs[i].watermark);
+		if (fstatvfs(d->fs[i].rootfd, &sv) == 0) {
+			proto_num(b, A_TOTAL, (int64_t)(sv.f_blocks *
+			    sv.f_frsize));
+			proto_num(b, A_AVAIL, (int64_t)(sv.f_bavail *
+			    sv.f_frsize));
+		}
+		if (index_usage(d->db, d->fs[i].id, c->peer.uid, &u) == 0) {
+			proto_num(b, A_COUNT, u.count);
+			proto_num(b, A_BYTES, u.bytes);
+			count += u.count;
+			bytes += u.bytes;
+		}
+		control_send(c, b);
+	}
+	proto_init(b, MSG_OK);
+	proto_str(b, A_SERVER, "trashd " TRASHBIN_VERSION);
+	proto_num(b, A_PID, getpid());
+	proto_num(b, A_UPTIME, (now_ns() - d->control->started_ns) /
+	    NSEC_PER_SEC);
+	proto_num(b, A_UID, c->peer.uid);
+	proto_num(b, A_ADMIN, c->peer.admin);
+	proto_num(b, A_COUNT, count);
+	proto_num(b, A_BYTES, bytes);
+	control_reply_ok(c, b);
+	free(b);
+}
+
+/* Does entry @e lie at or under @rel of @fs? */
+static bool
+control_under(const struct entry *e, int64_t fs_id, const char *rel)
+{
+	size_t len = strlen(rel);
+
+	if (e->fs_id != fs_id)
+		return false;
+	if (len == 0)
+		return true;
+	if (e->orig_path == NULL || strncmp(e->orig_path, rel, len) != 0)
+		return false;
+	return e->orig_path[len] == '\0' || e->orig_path[len] == '/';
+}
+
+static void
+control_list(struct control_conn *c, const struct proto_msg *m)
+{
+	struct index_filter f = { .fs_id = -1, .states = ENTRY_LIVE };
+	struct proto_buf *b;
+	struct entry_list l;
+	struct tfs *fs = NULL;
+	const char *rel = NULL;
+	int64_t bytes = 0, count = 0, limit = 0, skip;
+	size_t *keep, nkeep = 0, i;
+	uint32_t uid;
+	int r;
+
+	if (control_target_uid(c, m, &uid) < 0)
+		return;
+	f.uid = uid;
+	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
+	if (PROTO_HAS(m, A_ALL) && m->num[A_ALL]) {
+		if (control_need_admin(c) < 0)
+			return;
+		f.uid = -1;
+		snprintf(c->target, sizeof(c->target), "uid=all");
+	}
+	if (PROTO_HAS(m, A_PREFIX) &&
+	    control_path_fs(c->d, m->str[A_PREFIX], &fs, &rel) < 0) {
+		control_reply_error(c, ENOENT, "%s: not on a filesystem "
+		    "trashd manages", m->str[A_PREFIX]);
+		return;
+	}
+	if (PROTO_HAS(m, A_BEFORE))
+		f.before_ns = m->num[A_BEFORE] > 0 ? m->num[A_BEFORE] : 1;
+	if (PROTO_HAS(m, A_FLAGS))
+		f.flags_set = (uint32_t)m->num[A_FLAGS] &
+		    (FS_SECRM_FL | FS_UNRM_FL);
+	if (PROTO_HAS(m, A_LIMIT) && m->num[A_LIMIT] > 0)
+		limit = m->num[A_LIMIT];
+	if (fs != NULL)
+		f.fs_id = fs->id;
+	if ((r = index_list(c->d->db, &f, &l)) < 0) {
+		control_reply_error(c, -r, "index: %s", strerror(-r));
+		return;
+	}
+	keep = l.n ? xcalloc(l.n, sizeof(*keep)) : NULL;
+	for (i = 0; i < l.n; i++) {
+		if (fs != NULL && !control_under(&l.v[i], fs->id, rel))
+			continue;
+		if (PROTO_HAS(m, A_SINCE) &&
+		    l.v[i].deleted_ns < m->num[A_SINCE])
+			continue;
+		keep[nkeep++] = i;
+	}
+	/* Oldest first; with a limit, the newest @limit of them. */
+	skip = limit > 0 && (int64_t)nkeep > limit ?
+	    (int64_t)nkeep - limit : 0;
+	for (i = (size_t)skip; i < nkeep; i++) {
+		control_entry_msg(c, &l.v[keep[i]]);
+		bytes += l.v[keep[i]].size;
+		count++;
+	}
+	free(keep);
+	entry_list_free(&l);
+	b = xmalloc(sizeof(*b));
+	proto_init(b, MSG_OK);
+	proto_num(b, A_COUNT, count);
+	proto_num(b, A_BYTES, bytes);
+	control_reply_ok(c, b);
+	free(b);
+}
+
+static void
+control_usage_msg(struct control_conn *c, struct proto_buf *b,
+    const struct tfs *fs, const struct usage *u)
+{
+	struct policy p;
+
+	proto_init(b, MSG_USAGE);
+	proto_str(b, A_FS, fs->path);
+	proto_num(b, A_UID, u->uid);
+	proto_num(b, A_COUNT, u->count);
+	proto_num(b, A_BYTES, u->bytes);
+	if (policy_effective(c->d, u->uid, &p) == 0) {
+		proto_num(b, A_QUOTA, p.quota);
+		proto_num(b, A_RETENTION, p.retention);
+	}
+	control_send(c, b);
+}
+
+static void
+control_quota(struct control_conn *c, const struct proto_msg *m)
+{
+	struct trashd *d = c->d;
+	struct proto_buf *b;
+	struct usage u, *all;
+	size_t i, j, n;
+	uint32_t uid;
+	int r;
+
+	if (control_target_uid(c, m, &uid) < 0)
+		return;
+	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
+	if (PROTO_HAS(m, A_ALL) && m->num[A_ALL] &&
+	    control_need_admin(c) < 0)
+		return;
+	b = xmalloc(sizeof(*b));
+	for (i = 0; i < d->nfs; i++) {
+		if (PROTO_HAS(m, A_ALL) && m->num[A_ALL]) {
+			snprintf(c->target, sizeof(c->target), "uid=all");
+			if ((r = index_usage_all(d->db, d->fs[i].id, &all,
+			    &n)) < 0)
+				goto fail;
+			for (j = 0; j < n; j++)
+				control_usage_msg(c, b, &d->fs[i], &all[j]);
+			free(all);
+			continue;
+		}
+		if ((r = index_usage(d->db, d->fs[i].id, uid, &u)) < 0)
+			goto fail;
+		control_usage_msg(c, b, &d->fs[i], &u);
+	}
+	proto_init(b, MSG_OK);
+	control_reply_ok(c, b);
+	free(b);
+	return;
+fail:
+	control_reply_error(c, -r, "index: %s", strerror(-r));
+	free(b);
+}
+
+static void
+control_policy_msg(struct control_conn *c, int kind, int64_t xid,
+    const struct policy *p, const struct tfs *fs)
+{
+	struct proto_buf *b = xmalloc(sizeof(*b));
+
+	proto_init(b, MSG_POLICY);
+	proto_num(b, A_KIND, kind);
+	if (xid >= 0)
+		proto_num(b, A_XID, xid);
+	if (p != NULL) {
+		proto_num(b, A_QUOTA, p->quota);
+		proto_num(b, A_RETENTION, p->retention);
+	}
+	if (fs != NULL) {
+		proto_str(b, A_FS, fs->path);
+		proto_num(b, A_WATERMARK, fs->watermark);
+	}
+	control_send(c, b);
+	free(b);
+}
+
+static int
+control_policy_kind(struct control_conn *c, const struct proto_msg *m,
+    enum policy_kind *kind, uint32_t *xid)
+{
+	int64_t k = m->num[A_KIND];
+
+	if (k != PROTO_KIND_USER && k != PROTO_KIND_GROUP &&
+	    k != PROTO_KIND_DEFAULT) {
+		control_reply_error(c, EINVAL, "unknown policy kind");
+		return -EINVAL;
+	}
+	snprintf(c->target, sizeof(c->target), "%s",
+	    k == PROTO_KIND_USER ? "user" : k == PROTO_KIND_GROUP ? "group" :
+	    "default");
+	if (k == PROTO_KIND_DEFAULT)
+		return 1;
+	if (!PROTO_HAS(m, A_XID) || m->num[A_XID] < 0 ||
+	    m->num[A_XID] > TRASH_UID_MAX) {
+		control_reply_error(c, EINVAL, "a policy of a %s needs its id",
+		    c->target);
+		return -EINVAL;
+	}
+	*kind = k == PROTO_KIND_USER ? POLICY_USER : POLICY_GROUP;
+	*xid = (uint32_t)m->num[A_XID];
+	snprintf(c->target + strlen(c->target),
+	    sizeof(c->target) - strlen(c->target), " %u", *xid);
+	return 0;
+}
+
+static void
+control_policy_get(struct control_conn *c, const struct proto_msg *m)
+{
+	struct trashd *d = c->d;
+	struct proto_buf *b;
+	struct policy p = { -1, -1 };
+	enum policy_kind kind = POLICY_USER;
+	uint32_t xid = 0;
+	size_t i;
+	int r;
+
+	if (control_need_admin(c) < 0)
+		return;
+	if ((r = control_policy_kind(c, m, &kind, &xid)) < 0)
+		return;
+	if (r == 1) {
+		p.quota = (int64_t)d->conf->quota;
+		p.retention = d->conf->retention;
+		control_policy_msg(c, PROTO_KIND_DEFAULT, -1, &p, NULL);
+		for (i = 0; i < d->nfs; i++)
+			control_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL,
+			    &d->fs[i]);
+	} else {
+		r = policy_get(d, kind, xid, &p);
+		if (r < 0 && r != -ENOENT) {
+			control_reply_error(c, -r, "index: %s", strerror(-r));
+			return;
+		}
+		control_policy_msg(c, (int)m->num[A_KIND], xid, &p, NULL);
+	}
+	b = xmalloc(sizeof(*b));
+	proto_init(b, MSG_OK);
+	control_reply_ok(c, b);
+	free(b);
+}
+
+static void
+control_policy_set(struct control_conn *c, const struct proto_msg *m)
+{
+	struct trashd *d = c->d;
+	struct proto_buf *b;
+	struct policy p = { -1, -1 };
+	enum policy_kind kind = POLICY_USER;
+	uint32_t xid = 0;
+	int r;
+
+	if (control_need_admin(c) < 0)
+		return;
+	if ((r = control_policy_kind(c, m, &kind, &xid)) < 0)
+		return;
+	if (r == 1) {
+		control_reply_error(c, EOPNOTSUPP, "the defaults and the "
+		    "watermarks live in trashd.conf(5): edit it and send "
+		    "trashd SIGHUP");
+		return;
+	}
+	if (!PROTO_HAS(m, A_QUOTA) && !PROTO_HAS(m, A_RETENTION)) {
+		control_reply_error(c, EINVAL, "nothing to set");
+		return;
+	}
+	if ((PROTO_HAS(m, A_QUOTA) && m->num[A_QUOTA] < -1) ||
+	    (PROTO_HAS(m, A_RETENTION) && (m->num[A_RETENTION] < -1 ||
+	    m->num[A_RETENTION] > INT64_MAX / NSEC_PER_SEC))) {
+		control_reply_error(c, EINVAL, "value out of range");
+		return;
+	}
+	/* Fields not given keep their value. */
+	if ((r = policy_get(d, kind, xid, &p)) < 0 && r != -ENOENT) {
+		control_reply_error(c, -r, "index: %s", strerror(-r));
+		return;
+	}
+	if (PROTO_HAS(m, A_QUOTA))
+		p.quota = m->num[A_QUOTA];
+	if (PROTO_HAS(m, A_RETENTION))
+		p.retention = m->num[A_RETENTION];
+	if (p.quota < 0 && p.retention < 0) {
+		r = policy_unset(d, kind, xid, c->peer.uid, c->peer.pid);
+		if (r == -ENOENT)
+			r = 0;
+	} else {
+		r = policy_set(d, kind, xid, &p, c->peer.uid, c->peer.pid);
+	}
+	if (r < 0) {
+		control_reply_error(c, -r, "%s", strerror(-r));
+		return;
+	}
+	daemon_policy_soon(d);
+	snprintf(c->result, sizeof(c->result), "ok: quota=%" PRId64
+	    " retention=%" PRId64, p.quota, p.retention);
+	control_policy_msg(c, (int)m->num[A_KIND], xid, &p, NULL);
+	b = xmalloc(sizeof(*b));
+	proto_init(b, MSG_OK);
+	control_reply_ok(c, b);
+	free(b);
+}
+
+static void
+control_audit_query(struct control_conn *c, const struct proto_msg *m)
+{
+	struct audit_filter f = { .uid = -1, .limit = CONTROL_AUDIT_DEFAULT };
+	struct audit_row *rows = NULL;
+	struct proto_buf *b;
+	size_t n = 0, i;
+	int r;
+
+	if (control_need_admin(c) < 0)
+		return;
+	if (PROTO_HAS(m, A_UID))
+		f.uid = m->num[A_UID];
+	if (PROTO_HAS(m, A_ACTION))
+		f.action = m->str[A_ACTION];
+	if (PROTO_HAS(m, A_SINCE))
+		f.since_ns = m->num[A_SINCE];
+	if (PROTO_HAS(m, A_BEFORE))
+		f.before_ns = m->num[A_BEFORE];
+	if (PROTO_HAS(m, A_LIMIT) && m->num[A_LIMIT] > 0)
+		f.limit = m->num[A_LIMIT] > CONTROL_AUDIT_MAX ?
+		    CONTROL_AUDIT_MAX : (size_t)m->num[A_LIMIT];
+	snprintf(c->target, sizeof(c->target), "uid=%" PRId64 " action=%s",
+	    f.uid, f.action != NULL ? "(given)" : "any");
+	if ((r = audit_search(c->d, &f, &rows, &n)) < 0) {
+		control_reply_error(c, -r, "index: %s", strerror(-r));
+		return;
+	}
+	b = xmalloc(sizeof(*b));
+	for (i = 0; i < n; i++) {
+		proto_init(b, MSG_AUDIT_ROW);
+		proto_num(b, A_ID, rows[i].id);
+		proto_num(b, A_TIME, rows[i].time_ns);
+		proto_num(b, A_UID, rows[i].uid);
+		proto_num(b, A_PID, rows[i].pid);
+		proto_str(b, A_ACTION, rows[i].action[0] ?
+		    rows[i].action : "-");
+		proto_str(b, A_TARGET, rows[i].target[0] ?
+		    rows[i].target : "-");
+		proto_str(b, A_RESULT, rows[i].result[0] ?
+		    rows[i].result : "-");
+		control_send(c, b);
+	}
+	audit_rows_free(rows, n);
+	proto_init(b, MSG_OK);
+	proto_num(b, A_COUNT, (int64_t)n);
+	control_reply_ok(c, b);
+	free(b);
+}
+
+/*
+ * The entries a restore or wipe acts on, in uid @uid's trash: by id, or by
+ * path: the newest whose original path is PATH (the @version-th newest,
+ * deleted before @before), else every entry under PATH, the newest of
+ * each original path.  *@fsp, *@base: the filesystem and the relative
+ * path the selection was made by; *@dir: whether PATH was a directory.
+ * Returns 0 or -errno with the reply sent.
+ */
+static int
+control_select(struct control_conn *c, const struct proto_msg *m,
+    uint32_t uid, struct entry_list *out, struct tfs **fsp,
+    const char **base, bool *dir)
+{
+	struct trashd *d = c->d;
+	struct entry_list l = { 0 };
+	struct entry e;
+	const char *rel, *last;
+	int64_t version = 1, before = 0;
+	size_t i, j, k;
+	int r;
+
+	out->v = NULL;
+	out->n = 0;
+	*dir = false;
+	if (PROTO_HAS(m, A_VERSION))
+		version = m->num[A_VERSION];
+	if (PROTO_HAS(m, A_BEFORE))
+		before = m->num[A_BEFORE];
+	if (version < 1) {
+		control_reply_error(c, EINVAL, "versions count from 1, the "
+		    "newest");
+		return -EINVAL;
+	}
+	if (PROTO_HAS(m, A_ID) == PROTO_HAS(m, A_PATH)) {
+		control_reply_error(c, EINVAL, "name an entry by id or by "
+		    "path");
+		return -EINVAL;
+	}
+	if (PROTO_HAS(m, A_ID)) {
+		snprintf(c->target, sizeof(c->target), "id=%" PRId64
+		    " uid=%u", m->num[A_ID], uid);
+		if ((r = index_get(d->db, m->num[A_ID], &e)) < 0) {
+			control_reply_error(c, ENOENT, "no entry %" PRId64,
+			    m->num[A_ID]);
+			return -ENOENT;
+		}
+		if (e.trash_uid != uid) {
+			entry_clear(&e);
+			if (c->peer.admin && !PROTO_HAS(m, A_UID))
+				control_reply_error(c, EPERM, "entry %" PRId64
+				    " is in the trash of uid %u: name that "
+				    "user explicitly", m->num[A_ID],
+				    e.trash_uid);
+			else
+				control_reply_error(c, EPERM, "entry %" PRId64
+				    " is not in the trash of uid %u",
+				    m->num[A_ID], uid);
+			return -EPERM;
+		}
+		if (e.state != ENTRY_TRASHED) {
+			control_reply_error(c, EALREADY, "entry %" PRId64
+			    " is %s", e.id, entry_state_name(e.state));
+			entry_clear(&e);
+			return -EALREADY;
+		}
+		if ((*fsp = daemon_fs(d, e.fs_id)) == NULL) {
+			entry_clear(&e);
+			control_reply_error(c, ENODEV, "its filesystem is "
+			    "not managed any more");
+			return -ENODEV;
+		}
+		out->v = xmalloc(sizeof(*out->v));
+		out->v[0] = e;
+		out->n = 1;
+		*base = e.orig_path != NULL ? e.orig_path : "";
+		return 0;
+	}
+	snprintf(c->target, sizeof(c->target), "uid=%u path=", uid);
+	{
+		char *v = audit_vis(m->str[A_PATH]);
+
+		snprintf(c->target + strlen(c->target), sizeof(c->target) -
+		    strlen(c->target), "%s", v);
+		free(v);
+	}
+	if (control_path_fs(d, m->str[A_PATH], fsp, &rel) < 0) {
+		control_reply_error(c, ENOENT, "%s: not on a filesystem "
+		    "trashd manages", m->str[A_PATH]);
+		return -ENOENT;
+	}
+	if (control_rel_valid(rel, true) < 0) {
+		control_reply_error(c, EINVAL, "%s: not a plain absolute "
+		    "path", m->str[A_PATH]);
+		return -EINVAL;
+	}
+	*base = rel;
+	if (rel[0] != '\0') {
+		if ((r = index_by_path(d->db, (*fsp)->id, uid, rel, true,
+		    &l)) < 0)
+			goto fail;
+		/* Newest first: skip the newer ones. */
+		for (i = 0, k = 0; i < l.n; i++) {
+			if (before > 0 && l.v[i].deleted_ns >= before)
+				continue;
+			if (++k == (size_t)version)
+				break;
+		}
+		if (i < l.n) {
+			out->v = xmalloc(sizeof(*out->v));
+			out->v[0] = l.v[i];
+			memset(&l.v[i], 0, sizeof(l.v[i]));
+			out->n = 1;
+			for (j = 0; j < l.n; j++)
+				if (l.v[j].name != NULL)
+					entry_clear(&l.v[j]);
+			free(l.v);
+			return 0;
+		}
+		if (l.n > 0) {
+			entry_list_free(&l);
+			control_reply_error(c, ENOENT, "%s: no such version "
+			    "in the trash", m->str[A_PATH]);
+			return -ENOENT;
+		}
+	}
+	if (version != 1) {
+		control_reply_error(c, EINVAL, "--version picks one file, "
+		    "not a directory");
+		return -EINVAL;
+	}
+	*dir = true;
+	if ((r = index_by_path(d->db, (*fsp)->id, uid, rel, false, &l)) < 0)
+		goto fail;
+	/*
+	 * Sorted by original path, newest first within one: keep the first
+	 * of each path deleted before @before.
+	 */
+	out->v = l.n ? xcalloc(l.n, sizeof(*out->v)) : NULL;
+	for (i = 0, last = NULL; i < l.n; i++) {
+		if (before > 0 && l.v[i].deleted_ns >= before)
+			continue;
+		if (l.v[i].orig_path != NULL && last != NULL &&
+		    strcmp(last, l.v[i].orig_path) == 0)
+			continue;
+		out->v[out->n] = l.v[i];
+		memset(&l.v[i], 0, sizeof(l.v[i]));
+		last = out->v[out->n++].orig_path;
+	}
+	for (i = 0; i < l.n; i++)
+		if (l.v[i].name != NULL)
+			entry_clear(&l.v[i]);
+	free(l.v);
+	if (out->n == 0) {
+		entry_list_free(out);
+		control_reply_error(c, ENOENT, "%s: nothing in the trash of "
+		    "uid %u was deleted from there", m->str[A_PATH], uid);
+		return -ENOENT;
+	}
+	return 0;
+fail:
+	control_reply_error(c, -r, "index: %s", strerror(-r));
+	return r;
+}
+
+/* Where entry @e goes: its original path, or under --to. */
+static char *
+control_target(const struct entry *e, const char *base, bool dir,
+    const char *to)
+{
+	const char *tail;
+	char *t;
+
+	if (e->orig_path == NULL || control_rel_valid(e->orig_path,
+	    false) < 0)
+		return NULL;	/* unknown or unsafe: refused */
+	if (to == NULL)
+		return xstrdup(e->orig_path);
+	if (!dir)
+		return to[0] != '\0' ? xstrdup(to) : NULL;
+	tail = e->orig_path + strlen(base);
+	while (*tail == '/')
+		tail++;
+	if (to[0] == '\0')
+		return xstrdup(tail);
+	xasprintf(&t, "%s/%s", to, tail);
+	return t;
+}
+
+static void
+control_restore(struct control_conn *c, const struct proto_msg *m)
+{
+	struct trashd *d = c->d;
+	struct entry_list l = { 0 };
+	struct tfs *fs, *tofs;
+	struct tuid *tu;
+	struct creds cr = { 0 };
+	const char *base, *to = NULL;
+	char **targets = NULL;
+	mode_t mask = 022;
+	uint32_t uid;
+	bool dir;
+	size_t i;
+	int r;
+
+	if (control_target_uid(c, m, &uid) < 0)
+		return;
+	if (restore_running() >= CONTROL_RESTORES_MAX) {
+		control_reply_error(c, EBUSY, "too many restores running; "
+		    "try again");
+		return;
+	}
+	if (control_select(c, m, uid, &l, &fs, &base, &dir) < 0)
+		return;
+	if (PROTO_HAS(m, A_TO)) {
+		if (control_path_fs(d, m->str[A_TO], &tofs, &to) < 0 ||
+		    tofs != fs) {
+			control_reply_error(c, EXDEV, "%s: not on the "
+			    "filesystem of the entries (%s)", m->str[A_TO],
+			    fs->path);
+			goto out;
+		}
+		if (control_rel_valid(to, dir) < 0) {
+			control_reply_error(c, EINVAL, "%s: not a plain "
+			    "absolute path", m->str[A_TO]);
+			goto out;
+		}
+	}
+	if (PROTO_HAS(m, A_UMASK))
+		mask = (mode_t)(m->num[A_UMASK] & 0777);
+	if ((r = trash_uid(fs, uid, &tu)) < 0) {
+		control_reply_error(c, -r, "%s/%s/%u: %s", fs->path,
+		    TRASH_DIR, uid, strerror(-r));
+		goto out;
+	}
+	if ((r = restore_creds(&c->peer, uid, tu->fd, &cr)) < 0) {
+		control_reply_error(c, -r, "cannot take the credentials of "
+		    "uid %u: %s", uid, strerror(-r));
+		goto out;
+	}
+	targets = xcalloc(l.n, sizeof(*targets));
+	for (i = 0; i < l.n; i++)
+		targets[i] = control_target(&l.v[i], base, dir, to);
+	snprintf(c->result, sizeof(c->result), "ok: %zu entr%s, as uid %u%s",
+	    l.n, l.n == 1 ? "y" : "ies", uid, uid != c->peer.uid ?
+	    " (on behalf)" : "");
+	c->busy = true;
+	r = restore_start(d, c, fs, uid, &cr, &l, targets,
+	    PROTO_HAS(m, A_OVERWRITE) && m->num[A_OVERWRITE], mask);
+	/* restore_start took the list and the targets, even on failure. */
+	targets = NULL;
+	if (r < 0) {
+		c->busy = false;
+		c->result[0] = '\0';
+		control_reply_error(c, -r, "cannot start the restore: %s",
+		    strerror(-r));
+	}
+out:
+	restore_creds_free(&cr);
+	if (targets != NULL) {
+		for (i = 0; i < l.n; i++)
+			free(targets[i]);
+		free(targets);
+	}
+	entry_list_free(&l);
+}
+
+static void
+control_result_msg(struct control_conn *c, const struct entry *e, int err,
+    const char *msg)
+{
+	struct proto_buf *b = xmalloc(sizeof(*b));
+
+	proto_init(b, MSG_RESULT);
+	proto_num(b, A_ID, e->id);
+	proto_num(b, A_ERRNO, err);
+	proto_str(b, A_PATH, e->orig_path);
+	proto_num(b, A_SIZE, e->size);
+	proto_str(b, A_MESSAGE, msg);
+	control_send(c, b);
+	free(b);
+}
+
+static void
+control_wipe(struct control_conn *c, const struct proto_msg *m)
+{
+	struct entry_list l;
+	struct proto_buf *b;
+	struct tfs *fs;
+	const char *base;
+	size_t i, failed = 0;
+	uint32_t uid;
+	bool dir;
+	int r;
+
+	if (control_target_uid(c, m, &uid) < 0)
+		return;
+	if (control_select(c, m, uid, &l, &fs, &base, &dir) < 0)
+		return;
+	for (i = 0; i < l.n; i++) {
+		r = wipe_request(c->d, l.v[i].id, c->peer.uid, c->peer.pid);
+		if (r < 0)
+			failed++;
+		control_result_msg(c, &l.v[i], -r, r == 0 ? "queued for "
+		    "wiping" : strerror(-r));
+	}
+	snprintf(c->result, sizeof(c->result), "ok: %zu queued, %zu failed",
+	    l.n - failed, failed);
+	b = xmalloc(sizeof(*b));
+	proto_init(b, MSG_OK);
+	proto_num(b, A_DONE, (int64_t)(l.n - failed));
+	proto_num(b, A_FAILED, (int64_t)failed);
+	control_reply_ok(c, b);
+	free(b);
+	entry_list_free(&l);
+}
+
+static void
+control_empty(struct control_conn *c, const struct proto_msg *m)
+{
+	struct trashd *d = c->d;
+	struct index_filter f = { .states = ENTRY_LIVE };
+	struct entry_list l;
+	struct proto_buf *b;
+	int64_t done = 0, failed = 0, bytes = 0;
+	uint32_t uid;
+	size_t i, j;
+	int r;
+
+	if (control_target_uid(c, m, &uid) < 0)
+		return;
+	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
+	f.uid = uid;
+	for (i = 0; i < d->nfs; i++) {
+		f.fs_id = d->fs[i].id;
+		if ((r = index_list(d->db, &f, &l)) < 0) {
+			control_reply_error(c, -r, "index: %s", strerror(-r));
+			return;
+		}
+		(void)db_begin(d->db);
+		for (j = 0; j < l.n; j++) {
+			r = policy_purge(d, &d->fs[i], &l.v[j], "empty",
+			    c->peer.uid, c->peer.pid);
+			if (r == 0) {
+				done++;
+				bytes += l.v[j].size;
+			} else {
+				failed++;
+				control_result_msg(c, &l.v[j], -r,
+				    strerror(-r));
+			}
+		}
+		(void)db_commit(d->db);
+		entry_list_free(&l);
+	}
+	wipe_kick(d);
+	snprintf(c->result, sizeof(c->result), "ok: %" PRId64 " emptied, %"
+	    PRId64 " failed", done, failed);
+	b = xmalloc(sizeof(*b));
+	proto_init(b, MSG_OK);
+	proto_num(b, A_DONE, done);
+	proto_num(b, A_FAILED, failed);
+	proto_num(b, A_BYTES, bytes);
+	control_reply_ok(c, b);
+	free(b);
+}
+
+/* ---- dispatch ---- */
+
+typedef void (*control_verb_fn)(struct control_conn *,
+    const struct proto_msg *);
+
+static const control_verb_fn control_verbs[] = {
+	[MSG_STATUS - MSG_STATUS] = control_status,
+	[MSG_LIST - MSG_STATUS] = control_list,
+	[MSG_RESTORE - MSG_STATUS] = control_restore,
+	[MSG_WIPE - MSG_STATUS] = control_wipe,
+	[MSG_EMPTY - MSG_STATUS] = control_empty,
+	[MSG_QUOTA - MSG_STATUS] = control_quota,
+	[MSG_POLICY_GET - MSG_STATUS] = control_policy_get,
+	[MSG_POLICY_SET - MSG_STATUS] = control_policy_set,
+	[MSG_AUDIT - MSG_STATUS] = control_audit_query,
+};
+
+static void
+control_dispatch(struct control_conn *c, const struct proto_hdr *h,
+    const uint8_t *payload)
+{
+	struct proto_msg *m = xmalloc(sizeof(*m));
+	const char *why, *verb = proto_type_name(h->type);
+	int r;
+
+	c->target[0] = c->result[0] = '\0';
+	if (h->type < MSG_STATUS || h->type > MSG_REQ_LAST) {
+		snprintf(c->target, sizeof(c->target), "type=%u",
+		    (unsigned)h->type);
+		control_reply_error(c, EBADMSG, "unknown request type %u",
+		    (unsigned)h->type);
+		verb = "unknown";
+		goto out;
+	}
+	if ((r = proto_parse(h, payload, m, &why)) < 0) {
+		control_reply_error(c, EBADMSG, "malformed %s request: %s",
+		    verb, why);
+		goto out;
+	}
+	c->busy = true;
+	control_verbs[h->type - MSG_STATUS](c, m);
+out:
+	control_audit(c, verb);
+	free(m);
+	/* A restore runs on: its job ends the request. */
+	if (c->job == NULL)
+		c->busy = false;
+}
+
+/* Take whole messages from the input while no reply is pending. */
+static void
+control_read(struct bufferevent *bev, void *arg)
+{
+	struct control_conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct proto_hdr h;
+	size_t len;
+	int r;
+
+	while (!c->busy && !c->closing) {
+		len = evbuffer_get_length(in);
+		if (len < PROTO_HDR_LEN)
+			return;
+		evbuffer_copyout(in, c->rbuf, PROTO_HDR_LEN);
+		if ((r = proto_parse_hdr(c->rbuf, &h)) < 0) {
+			c->target[0] = c->result[0] = '\0';
+			snprintf(c->target, sizeof(c->target), "version=%u "
+			    "type=%u len=%u", (unsigned)h.version,
+			    (unsigned)h.type, (unsigned)h.len);
+			if (r == -EPROTONOSUPPORT)
+				control_reply_error(c, EPROTONOSUPPORT,
+				    "protocol version %u, trashd speaks %d",
+				    (unsigned)h.version, PROTOCOL_VERSION);
+			else
+				control_reply_error(c, EMSGSIZE, "request of "
+				    "%u bytes, at most %d", (unsigned)h.len,
+				    PROTO_MSG_MAX);
+			control_audit(c, "refused");
+			control_close_soon(c);
+			return;
+		}
+		if (len < PROTO_HDR_LEN + h.len)
+			return;
+		evbuffer_remove(in, c->rbuf, PROTO_HDR_LEN + h.len);
+		event_del(c->deadline);
+		control_dispatch(c, &h, c->rbuf + PROTO_HDR_LEN);
+		if (!c->busy && !c->closing)
+			control_arm(c);
+	}
+	if (c->busy)
+		bufferevent_disable(bev, EV_READ);
+}
+
+static void
+control_write(struct bufferevent *bev, void *arg)
+{
+	struct control_conn *c = arg;
+
+	if (c->closing && evbuffer_get_length(
+	    bufferevent_get_output(bev)) == 0)
+		control_conn_free(c);
+}
+
+static void
+control_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct control_conn *c = arg;
+	size_t left;
+
+	if (what & BEV_EVENT_EOF) {
+		left = evbuffer_get_length(bufferevent_get_input(bev));
+		c->eof = true;
+		if (c->busy)
+			return;	/* the reply goes out, then we close */
+		if (left > 0 && !c->closing) {
+			c->target[0] = c->result[0] = '\0';
+			control_reply_error(c, EBADMSG, "truncated request: "
+			    "%zu bytes, then end of file", left);
+			control_audit(c, "refused");
+		}
+		control_close_soon(c);
+		return;
+	}
+	if (what & BEV_EVENT_TIMEOUT)
+		log_info("control: uid %u pid %d: stalled reading its "
+		    "reply, closing", (unsigned)c->peer.uid,
+		    (int)c->peer.pid);
+	/* Errors, timeouts: nobody left to tell. */
+	control_conn_free(c);
+}
+
+/* ---- accept ---- */
+
+static bool
+control_is_admin(struct trashd *d, const struct peer *p)
+{
+	int i;
+
+	if (p->uid == 0)
+		return true;
+	if (d->conf->admin_gid < 0)
+		return false;
+	if (p->gid == (gid_t)d->conf->admin_gid)
+		return true;
+	for (i = 0; i < p->ngroups; i++)
+		if (p->groups[i] == (gid_t)d->conf->admin_gid)
+			return true;
+	return false;
+}
+
+static int
+control_peer_creds(int fd, struct peer *p)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+	gid_t *g;
+
+	memset(p, 0, sizeof(*p));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+		return -errno;
+	p->uid = uc.uid;
+	p->gid = uc.gid;
+	p->pid = uc.pid;
+	/* The groups the peer held at connect(): as a file check sees them. */
+	g = xcalloc(CONTROL_GROUPS_MAX, sizeof(*g));
+	len = CONTROL_GROUPS_MAX * sizeof(*g);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
+		free(g);
+		return errno == ERANGE ? -E2BIG : -errno;
+	}
+	p->groups = g;
+	p->ngroups = (int)(len / sizeof(*g));
+	return 0;
+}
+
+static int
+control_count_uid(struct control *ctl, uid_t uid)
+{
+	struct control_conn *c;
+	int n = 0;
+
+	TAILQ_FOREACH(c, &ctl->conns, entry)
+		if (c->peer.uid == uid)
+			n++;
+	return n;
+}
+
+struct control_conn *
+control_conn_new(struct trashd *d, int fd, const struct peer *p)
+{
+	struct control *ctl = d->control;
+	struct control_conn *c = xcalloc(1, sizeof(*c));
+	struct timeval wtv = control_timeout(d);
+
+	c->d = d;
+	c->peer = *p;
+	c->bev = bufferevent_socket_new(d->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	c->deadline = evtimer_new(d->base, control_deadline, c);
+	if (c->bev == NULL || c->deadline == NULL)
+		fatalx("control: cannot set up a connection");
+	bufferevent_setcb(c->bev, control_read, control_write, control_event,
+	    c);
+	/* Never more than one whole request buffered. */
+	bufferevent_setwatermark(c->bev, EV_READ, 0, PROTO_HDR_LEN +
+	    PROTO_MSG_MAX);
+	/* A client that stops taking its reply is closed. */
+	bufferevent_set_timeouts(c->bev, NULL, &wtv);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	TAILQ_INSERT_TAIL(&ctl->conns, c, entry);
+	ctl->nconns++;
+	control_arm(c);
+	return c;
+}
+
+size_t
+control_nconns(struct trashd *d)
+{
+	return d->control != NULL ? d->control->nconns : 0;
+}
+
+static void
+control_refuse(int fd, int err, const char *msg)
+{
+	struct proto_buf *b = xmalloc(sizeof(*b));
+	int len;
+
+	proto_init(b, MSG_ERROR);
+	proto_num(b, A_ERRNO, err);
+	proto_str(b, A_MESSAGE, msg);
+	if ((len = proto_finish(b)) > 0)
+		(void)send(fd, b->data, (size_t)len, MSG_DONTWAIT |
+		    MSG_NOSIGNAL);
+	free(b);
+	close(fd);
+}
+
+static void
+control_accept(struct evconnlistener *lev, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct trashd *d = arg;
+	struct control *ctl = d->control;
+	struct peer p;
+	int r;
+
+	(void)lev;
+	(void)sa;
+	(void)salen;
+	if ((r = control_peer_creds(fd, &p)) < 0) {
+		log_warnx("control: peer credentials: %s", strerror(-r));
+		control_refuse(fd, -r, "cannot read your credentials");
+		return;
+	}
+	if (ctl->nconns >= CONTROL_CONNS_MAX ||
+	    control_count_uid(ctl, p.uid) >= CONTROL_CONNS_UID) {
+		log_warnx("control: uid %u pid %d: too many connections",
+		    (unsigned)p.uid, (int)p.pid);
+		control_refuse(fd, EUSERS, "too many connections");
+		free(p.groups);
+		return;
+	}
+	p.admin = control_is_admin(d, &p);
+	evutil_make_socket_nonblocking(fd);
+	(void)control_conn_new(d, fd, &p);
+}
+
+static void
+control_accept_error(struct evconnlistener *lev, void *arg)
+{
+	(void)lev;
+	(void)arg;
+	/* EMFILE and the like: the pending connection waits its turn. */
+	log_warn("control: accept");
+}
+
+/* Bind the socket, mode 0666, replacing a stale one. */
+static int
+control_bind(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, r;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			close(fd);
+			return -EEXIST;
+		}
+		/* A live trashd answers: never steal its socket. */
+		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 ||
+		    errno == EAGAIN) {
+			close(fd);
+			return -EADDRINUSE;
+		}
+		close(fd);
+		(void)unlink(path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+		    SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			return -errno;
+	}
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    chmod(path, 0666) < 0 || listen(fd, 128) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int
+control_init(struct trashd *d)
+{
+	struct control *ctl;
+	char *dir, *slash;
+	int fd;
+
+	if (d->base == NULL)
+		return 0;
+	ctl = xcalloc(1, sizeof(*ctl));
+	TAILQ_INIT(&ctl->conns);
+	ctl->started_ns = now_ns();
+	d->control = ctl;
+	if (d->conf->socket == NULL || d->conf->socket[0] == '\0')
+		return 0;	/* fuzzing: connections made by hand */
+	ctl->path = xstrdup(d->conf->socket);
+	/* /run/trashd: root's, others may only traverse it. */
+	dir = xstrdup(ctl->path);
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) == 0)
+			(void)chmod(dir, 0755);
+	}
+	free(dir);
+	if ((fd = control_bind(ctl->path)) < 0) {
+		errno = -fd;
+		log_warn("control: %s", ctl->path);
+		return fd;
+	}
+	ctl->lev = evconnlistener_new(d->base, control_accept, d,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+	if (ctl->lev == NULL)
+		fatalx("control: cannot listen");
+	evconnlistener_set_error_cb(ctl->lev, control_accept_error);
+	log_info("control: listening on %s", ctl->path);
+	return 0;
+}
+
+void
+control_close(struct trashd *d)
+{
+	struct control *ctl = d->control;
+
+	if (ctl == NULL)
+		return;
+	restore_stop_all(d);
+	while (!TAILQ_EMPTY(&ctl->conns))
+		control_conn_free(TAILQ_FIRST(&ctl->conns));
+	if (ctl->lev != NULL) {
+		evconnlistener_free(ctl->lev);
+		(void)unlink(ctl->path);
+	}
+	free(ctl->path);
+	free(ctl);
+	d->control = NULL;
+}

@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Restores, done as the caller.  For each restore request a child is
+ * forked that takes the caller's uid, gid and supplementary groups (or,
+ * for an admin acting on behalf of a user, that user's), so it can only
+ * write where the caller could.  It moves each entry out of the held
+ * /.trash/<uid> fd to its target, walked component by component from the
+ * held filesystem root fd with O_NOFOLLOW | O_DIRECTORY (a symlink on the
+ * way is refused, a missing directory is made as the caller), with
+ * renameat2(RENAME_NOREPLACE) unless overwriting was asked for.  It
+ * reports each entry's outcome on a pipe; the daemon records it in the
+ * index and the audit and tells the client, without ever blocking.
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "trashd.h"
+
+/* Groups taken from the account database for an on-behalf restore. */
+#define RESTORE_GROUPS_MAX	1024
+
+/* What the child sends per entry: far below PIPE_BUF, so atomic. */
+struct restore_msg {
+	uint32_t	 idx;
+	int32_t		 err;
+};
+
+struct restore_job {
+	LIST_ENTRY(restore_job) entry;
+	struct trashd		*d;
+	struct control_conn	*c;		/* NULL: the client left */
+	int64_t			 fs_id;
+	char			*fs_path;
+	uint32_t		 uid;		/* whose trash */
+	uid_t			 actor;
+	pid_t			 actor_pid;
+	struct entry_list	 l;
+	char			**targets;	/* NULL: refused up front */
+	pid_t			 pid;
+	int			 fd;
+	struct event		*ev;
+	uint8_t			 buf[sizeof(struct restore_msg)];
+	size_t			 blen;
+	bool			*reported;
+	size_t			 done;
+	size_t			 failed;
+};
+
+static LIST_HEAD(, restore_job) restore_jobs =
+    LIST_HEAD_INITIALIZER(restore_jobs);
+static size_t restore_njobs;
+
+size_t
+restore_running(void)
+{
+	return restore_njobs;
+}
+
+void
+restore_creds_free(struct creds *cr)
+{
+	free(cr->groups);
+	cr->groups = NULL;
+	cr->ngroups = 0;
+}
+
+/*
+ * The credentials to restore into uid @uid's name: the peer's own as read
+ * at accept when it is the peer's trash; else that user's from the account
+ * database (uid, primary gid, getgrouplist()), and for a uid without a
+ * passwd entry the group of its trash dir and no supplementary groups.
+ */
+int
+restore_creds(const struct peer *p, uint32_t uid, int tudirfd,
+    struct creds *cr)
+{
+	struct passwd pw, *pwp = NULL;
+	struct stat st;
+	char buf[16384];
+	int n = RESTORE_GROUPS_MAX;
+
+	memset(cr, 0, sizeof(*cr));
+	if (uid == p->uid) {
+		cr->uid = p->uid;
+		cr->gid = p->gid;
+		cr->ngroups = p->ngroups;
+		cr->groups = xcalloc((size_t)p->ngroups + 1,
+		    sizeof(*cr->groups));
+		memcpy(cr->groups, p->groups, (size_t)p->ngroups *
+		    sizeof(*cr->groups));
+		return 0;
+	}
+	cr->uid = uid;
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &pwp) != 0 ||
+	    pwp == NULL) {
+		if (fstat(tudirfd, &st) < 0)
+			return -errno;
+		cr->gid = st.st_gid;
+		cr->groups = xcalloc(1, sizeof(*cr->groups));
+		return 0;
+	}
+	cr->gid = pw.pw_gid;
+	cr->groups = xcalloc(RESTORE_GROUPS_MAX, sizeof(*cr->groups));
+	if (getgrouplist(pw.pw_name, pw.pw_gid, cr->groups, &n) < 0)
+		n = RESTORE_GROUPS_MAX;	/* the first ones */
+	cr->ngroups = n;
+	return 0;
+}
+
+/*
+ * In the child, as the caller: move entry @name of @tudirfd (if it is
+ * still inode @want) to @target, relative to @rootfd.  Returns 0 or
+ * -errno: -EEXIST a conflict, -ELOOP a symlink on the way, -ENOTDIR a
+ * non-directory on the way, -EXDEV a mount point on the way, -ESTALE the
+ * entry is not the indexed inode any more.
+ */
+int
+restore_move(int rootfd, int tudirfd, const char *name,
+    const struct ident *want, const char *target, bool overwrite)
+{
+	char path[PATH_MAX], *comp, *slash;
+	struct stat st;
+	int dirfd = -1, fd, r;
+
+	if (control_rel_valid(target, false) < 0)
+		return -EINVAL;
+	if (fstatat(tudirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_dev != want->dev || st.st_ino != want->ino)
+		return -ESTALE;
+	snprintf(path, sizeof(path), "%s", target);
+	if ((dirfd = openat(rootfd, ".", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	for (comp = path; (slash = strchr(comp, '/')) != NULL;
+	    comp = slash + 1) {
+		*slash = '\0';
+		fd = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT) {
+			/* Made as the caller: their owner, their umask. */
+			if (mkdirat(dirfd, comp, 0777) < 0 && errno != EEXIST) {
+				r = -errno;
+				goto out;
+			}
+			fd = openat(dirfd, comp, O_PATH | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (fd < 0) {
+			r = -errno;
+			/* O_NOFOLLOW|O_DIRECTORY on a symlink: ENOTDIR. */
+			if (fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) ==
+			    0 && S_ISLNK(st.st_mode))
+				r = -ELOOP;
+			goto out;
+		}
+		close(dirfd);
+		dirfd = fd;
+		if (fstat(dirfd, &st) < 0) {
+			r = -errno;
+			goto out;
+		}
+		if (st.st_dev != want->dev) {
+			r = -EXDEV;
+			goto out;
+		}
+	}
+	if (renameat2(tudirfd, name, dirfd, comp,
+	    overwrite ? 0 : RENAME_NOREPLACE) < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = 0;
+out:
+	close(dirfd);
+	return r;
+}
+
+/* Close every fd but 0-2 and those in @keep (sorted). */
+static void
+restore_close_fds(const int *keep, size_t n)
+{
+	unsigned lo = 3;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((unsigned)keep[i] < lo)
+			continue;
+		if ((unsigned)keep[i] > lo)
+			(void)close_range(lo, (unsigned)keep[i] - 1, 0);
+		lo = (unsigned)keep[i] + 1;
+	}
+	(void)close_range(lo, ~0U, 0);
+}
+
+static int
+restore_int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void __attribute__((noreturn))
+restore_child(struct restore_job *j, int fd, int rootfd, int tudirfd,
+    const struct creds *cr, bool overwrite, mode_t mask)
+{
+	struct restore_msg m;
+	int keep[3] = { fd, rootfd, tudirfd };
+	size_t i;
+	int err = 0;
+
+	qsort(keep, 3, sizeof(int), restore_int_cmp);
+	restore_close_fds(keep, 3);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (setgroups((size_t)cr->ngroups, cr->groups) < 0 ||
+	    setresgid(cr->gid, cr->gid, cr->gid) < 0 ||
+	    setresuid(cr->uid, cr->uid, cr->uid) < 0)
+		err = errno ? -errno : -EPERM;
+	/* No way back to root for a user's restore. */
+	if (err == 0 && cr->uid != 0 && (getuid() != cr->uid ||
+	    geteuid() != cr->uid || setresuid(0, 0, 0) == 0))
+		err = -EPERM;
+	umask(mask);
+	for (i = 0; i < j->l.n; i++) {
+		if (j->targets[i] == NULL)
+			continue;
+		m.idx = (uint32_t)i;
+		m.err = err != 0 ? err : restore_move(rootfd, tudirfd,
+		    j->l.v[i].name, &j->l.v[i].ident, j->targets[i],
+		    overwrite);
+		if (write(fd, &m, sizeof(m)) != sizeof(m))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+static const char *
+restore_errstr(int err)
+{
+	switch (err) {
+	case 0:
+		return "restored";
+	case EEXIST:
+		return "exists: kept in the trash (--overwrite replaces it)";
+	case ELOOP:
+		return "a symlink on the way: refused, kept in the trash";
+	case ENOTDIR:
+		return "not a directory on the way: kept in the trash";
+	case EXDEV:
+		return "leads off its filesystem: refused, kept in the trash";
+	case EACCES:
+	case EPERM:
+		return "permission denied: kept in the trash";
+	case ESTALE:
+	case ENOENT:
+		return "the trash entry changed or left: not restored";
+	case EINVAL:
+		return "original path unknown or unsafe (.., empty "
+		    "components): refused, use --to";
+	case EISDIR:
+		return "a directory is in the way: kept in the trash";
+	default:
+		return strerror(err);
+	}
+}
+
+/* One entry's outcome: index, audit, the client. */
+static void
+restore_report(struct restore_job *j, size_t idx, int err)
+{
+	struct trashd *d = j->d;
+	struct entry *e = &j->l.v[idx];
+	struct tfs *fs = daemon_fs(d, j->fs_id);
+	struct proto_buf *b;
+	char *target, result[256], *to = NULL;
+	int r;
+
+	if (j->reported[idx])
+		return;
+	j->reported[idx] = true;
+	if (err == 0) {
+		r = index_mark_restored(d, e->id, j->actor, j->actor_pid);
+		if (r < 0 && r != -EALREADY)
+			log_warnx("restore: index: entry %" PRId64 ": %s",
+			    e->id, strerror(-r));
+		j->done++;
+	} else {
+		j->failed++;
+	}
+	target = audit_entry_target(fs, e);
+	snprintf(result, sizeof(result), "%s: %s, as uid %u%s",
+	    err == 0 ? "ok" : "failed", restore_errstr(err), j->uid,
+	    j->uid != j->actor ? " on behalf" : "");
+	audit_log(d, j->actor, j->actor_pid, "restore", target, result);
+	free(target);
+	if (j->c == NULL)
+		return;
+	if (j->targets[idx] != NULL)
+		xasprintf(&to, "%s%s%s", strcmp(j->fs_path, "/") == 0 ? "" :
+		    j->fs_path, "/", j->targets[idx]);
+	b = xmalloc(sizeof(*b));
+	proto_init(b, MSG_RESULT);
+	proto_num(b, A_ID, e->id);
+	proto_num(b, A_ERRNO, err);
+	proto_str(b, A_PATH, e->orig_path);
+	proto_str(b, A_TO, to);
+	proto_num(b, A_SIZE, e->size);
+	proto_str(b, A_MESSAGE, restore_errstr(err));
+	control_send(j->c, b);
+	free(b);
+	free(to);
+}
+
+static void
+restore_free(struct restore_job *j)
+{
+	size_t i;
+
+	LIST_REMOVE(j, entry);
+	restore_njobs--;
+	if (j->ev != NULL)
+		event_free(j->ev);
+	if (j->fd >= 0)
+		close(j->fd);
+	for (i = 0; i < j->l.n; i++)
+		free(j->targets[i]);
+	free(j->targets);
+	free(j->reported);
+	entry_list_free(&j->l);
+	free(j->fs_path);
+	free(j);
+}
+
+static void
+restore_finish(struct restore_job *j)
+{
+	struct control_conn *c = j->c;
+	struct proto_buf *b;
+	int status = 0;
+	size_t i;
+
+	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		log_warnx("restore: child %d died (status %d)", (int)j->pid,
+		    status);
+	/* What the child did not report, it did not do. */
+	for (i = 0; i < j->l.n; i++)
+		if (!j->reported[i])
+			restore_report(j, i, EIO);
+	if (c != NULL) {
+		b = xmalloc(sizeof(*b));
+		proto_init(b, MSG_OK);
+		proto_num(b, A_DONE, (int64_t)j->done);
+		proto_num(b, A_FAILED, (int64_t)j->failed);
+		control_send(c, b);
+		free(b);
+	}
+	restore_free(j);
+	if (c != NULL)
+		control_request_done(c);
+}
+
+static void
+restore_read(evutil_socket_t fd, short ev, void *arg)
+{
+	struct restore_job *j = arg;
+	struct restore_msg m;
+	ssize_t n;
+
+	(void)ev;
+	n = read(fd, j->buf + j->blen, sizeof(j->buf) - j->blen);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n > 0) {
+		j->blen += (size_t)n;
+		if (j->blen < sizeof(j->buf))
+			return;
+		memcpy(&m, j->buf, sizeof(m));
+		j->blen = 0;
+		if (m.idx < j->l.n && j->targets[m.idx] != NULL)
+			restore_report(j, m.idx, m.err > 0 ? EIO :
+			    m.err == INT32_MIN ? EIO : -m.err);
+		return;
+	}
+	restore_finish(j);
+}
+
+/*
+ * Start restoring @l (taken, with @targets, in every case) from uid
+ * @uid's trash on @fs as @cr, for client @c.  The reply is a PROGRESS,
+ * one RESULT per entry, then OK; control_request_done() ends it.
+ */
+int
+restore_start(struct trashd *d, struct control_conn *c, struct tfs *fs,
+    uint32_t uid, const struct creds *cr, struct entry_list *l,
+    char **targets, bool overwrite, mode_t mask)
+{
+	struct restore_job *j = xcalloc(1, sizeof(*j));
+	const struct peer *p = control_peer(c);
+	struct proto_buf *b;
+	struct tuid *tu;
+	size_t i;
+	int pfd[2], r;
+
+	j->d = d;
+	j->c = c;
+	j->fs_id = fs->id;
+	j->fs_path = xstrdup(fs->path);
+	j->uid = uid;
+	j->actor = p->uid;
+	j->actor_pid = p->pid;
+	j->l = *l;
+	l->v = NULL;
+	l->n = 0;
+	j->targets = targets;
+	j->reported = xcalloc(j->l.n + 1, sizeof(*j->reported));
+	j->fd = -1;
+	LIST_INSERT_HEAD(&restore_jobs, j, entry);
+	restore_njobs++;
+	if ((r = trash_uid(fs, uid, &tu)) < 0)
+		goto fail;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	switch ((j->pid = fork())) {
+	case -1:
+		r = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		goto fail;
+	case 0:
+		close(pfd[0]);
+		restore_child(j, pfd[1], fs->rootfd, tu->fd, cr, overwrite,
+		    mask);
+	}
+	close(pfd[1]);
+	j->fd = pfd[0];
+	j->ev = event_new(d->base, j->fd, EV_READ | EV_PERSIST, restore_read,
+	    j);
+	if (j->ev == NULL || event_add(j->ev, NULL) < 0)
+		fatalx("restore: cannot add the child's event");
+	b = xmalloc(sizeof(*b));
+	proto_init(b, MSG_PROGRESS);
+	proto_num(b, A_TOTAL, (int64_t)j->l.n);
+	control_send(c, b);
+	free(b);
+	/* Refused up front: reported now, never sent to the child. */
+	for (i = 0; i < j->l.n; i++)
+		if (targets[i] == NULL)
+			restore_report(j, i, EINVAL);
+	control_set_job(c, j);
+	log_debug("restore: child %d: %zu entries of uid %u as uid %u",
+	    (int)j->pid, j->l.n, uid, (unsigned)cr->uid);
+	return 0;
+fail:
+	j->c = NULL;
+	restore_free(j);
+	return r;
+}
+
+/* The client went away: the restore goes on, its results are recorded. */
+void
+restore_detach(struct restore_job *j)
+{
+	j->c = NULL;
+}
+
+/* At exit: stop the children; what they did not do stays in the trash. */
+void
+restore_stop_all(struct trashd *d)
+{
+	struct restore_job *j;
+
+	(void)d;
+	while ((j = LIST_FIRST(&restore_jobs)) != NULL) {
+		kill(j->pid, SIGTERM);
+		j->c = NULL;
+		restore_finish(j);
+	}
+}
