@@ -1,0 +1,69 @@
+#!/bin/bash
+# The provisioning boot (vm/full/run.sh runs it with the seed, once per
+# image and seed, and caches the result): cloud-init made the users and the
+# config, trashd runs as a hardened service, pam_trash is in the session
+# stack.  Every other suite starts from the disks this boot left.
+. ./lib.sh
+
+t_cloud_init() {
+	cloud-init status --wait >/dev/null || true
+	cloud-init status --long
+	cloud-init status | grep -q 'status: done' || die "cloud-init not done"
+	! grep -E 'schema.py\[WARNING\]|Traceback|\[ERROR\]' /var/log/cloud-init.log | head -n 5 | grep . ||
+		die "cloud-init logged the problems above"
+	for u in alice bob carol; do id "$u" >/dev/null || die "no user $u"; done
+	id -nG carol | grep -qw trashadm || die "carol not in trashadm"
+	! id -nG alice | grep -qw trashadm || die "alice in trashadm"
+	grep -q '^admin-group trashadm' /etc/trashd/trashd.conf
+}
+
+t_home_disk() {
+	findmnt -n -o SOURCE,FSTYPE /home | grep -q '^/dev/vdb ext4' ||
+		die "/home is $(findmnt -n -o SOURCE,FSTYPE /home)"
+	wait_for 30 trashd_up || die "trashd: $(systemctl is-active trashd)"
+	check_eq "/.trash owner and mode" "0 755 directory" \
+		"$(stat -c '%u %a %F' /home/.trash)"
+}
+
+t_unit_hardened() {
+	local p
+	p=$(systemctl show trashd -p ProtectSystem -p PrivateTmp \
+		-p NoNewPrivileges -p Restart -p CapabilityBoundingSet)
+	echo "$p"
+	echo "$p" | grep -q '^ProtectSystem=strict'
+	echo "$p" | grep -q '^PrivateTmp=yes'
+	echo "$p" | grep -q '^NoNewPrivileges=yes'
+	echo "$p" | grep -q '^Restart=on-failure'
+	# What the running daemon holds: only what caps.c keeps.
+	grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/"$(systemctl show -p MainPID --value trashd)"/status
+	grep -q '^NoNewPrivs:[[:space:]]*1' /proc/"$(systemctl show -p MainPID --value trashd)"/status
+	journalctl -u trashd -b --no-pager | grep -q 'started' || die "no start in the journal"
+}
+
+# (su -c hides PAM's info messages, the notice among them: pamtester
+# below shows it.)
+t_pam_login() {
+	chattr -u /home/bob
+	lsattr -d /home/bob | cut -d' ' -f1 | grep -q u && die "bob already +u"
+	out=$(su - bob -c 'echo logged-in as $(id -un)' 2>&1)
+	echo "$out"
+	echo "$out" | grep -q 'logged-in as bob'
+	lsattr -d /home/bob
+	lsattr -d /home/bob | cut -d' ' -f1 | grep -q u || die "bob's home not +u"
+}
+
+t_pamtester() {
+	chattr -u /home/alice
+	out=$(timeout 60 pamtester -v login alice open_session close_session 2>&1)
+	echo "$out" | grep -E 'pamtester|Trash'
+	echo "$out" | grep -q '^Trash: /home [0-9]* files*, .* of .*, kept 30 days\.$' ||
+		{ journalctl -b --no-pager | grep -i 'pam_trash' | tail -n 5; die "no trash notice"; }
+	lsattr -d /home/alice | cut -d' ' -f1 | grep -q u
+}
+
+run_test "cloud-init made the users, the admin group and the config" t_cloud_init
+run_test "/home is the data disk, trashd created /.trash" t_home_disk
+run_test "trashd runs hardened, keeps its caps, logs to the journal" t_unit_hardened
+run_test "su - bob goes through pam_trash: +u on the home" t_pam_login
+run_test "pamtester: a login session for alice gets +u and the trash notice" t_pamtester
+done_testing

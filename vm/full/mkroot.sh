@@ -1,0 +1,91 @@
+#!/bin/bash
+# Build (once) the pristine Debian bookworm root of the full guest with
+# debootstrap, and cache it outside the clone:
+#
+#   $TRASHBIN_CACHE/full/root-KEY/        the tree (root-owned, as debootstrap
+#                                         left it, plus the settings below)
+#   $TRASHBIN_CACHE/full/root-KEY/.done   written last: the tree is complete
+#
+# KEY is a hash of this script (the package list and every setting are in
+# it) and of the apt mirror.  Prints the tree's path on stdout; progress
+# goes to stderr.  The project's binaries are NOT in this tree: mkimage.sh
+# installs them (cmake --install) into a copy, so a rebuild of the
+# binaries never needs a new debootstrap.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${TRASHBIN_CACHE:-/var/cache/trashbin}/full
+
+# The machine reaches Debian's archive only through its configured apt
+# mirror: take the first bookworm "deb" URI from the apt sources.
+mirror=${TRASHBIN_MIRROR:-}
+if [ -z "$mirror" ]; then
+	mirror=$( { cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null || true; } |
+		sed -n -e 's/^deb \(\[[^]]*\] \)\{0,1\}\(http[^ ]*\/debian\/\{0,1\}\) bookworm.*/\2/p' \
+		-e 's/^URIs: *\(http[^ ]*\/debian\/\{0,1\}\)$/\1/p' | head -n 1)
+fi
+: "${mirror:=http://deb.debian.org/debian}"
+
+# Everything the guest needs at run time.  python3-cffi-backend: debootstrap
+# does not resolve the virtual package that cloud-init's deps need.
+pkgs=(
+	systemd systemd-sysv udev dbus-broker
+	cloud-init python3-cffi-backend
+	e2fsprogs attr util-linux mount procps
+	libpam-modules libpam-runtime login passwd pamtester
+	libevent-2.1-7 libsqlite3-0 libcap2 sqlite3
+)
+
+key=$( { cat "$0"; echo "$mirror"; } | sha256sum | cut -c1-16)
+root=$cache/root-$key
+log() { echo "vm/full/mkroot.sh: $*" >&2; }
+if [ -f "$root/.done" ]; then
+	echo "$root"
+	exit 0
+fi
+
+command -v debootstrap >/dev/null || {
+	log "installing debootstrap"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends debootstrap >&2
+}
+mkdir -p "$cache"
+rm -rf "$root" "$root.tmp"
+log "debootstrap bookworm from $mirror into $root (about 2 minutes)"
+start=$(date +%s)
+debootstrap --variant=minbase --include="$(IFS=,; echo "${pkgs[*]}")" \
+	bookworm "$root.tmp" "$mirror" >&2 ||
+	{ tail -n 30 "$root.tmp/debootstrap/debootstrap.log" >&2 || true; exit 1; }
+log "debootstrap took $(( $(date +%s) - start ))s"
+
+r=$root.tmp
+# A small, quiet, offline guest.
+echo trashbin > "$r/etc/hostname"
+printf '127.0.0.1 localhost\n127.0.1.1 trashbin\n' > "$r/etc/hosts"
+: > "$r/etc/machine-id"
+rm -f "$r/var/lib/dbus/machine-id"
+# / is the image on vda; /home is the data disk (label trashhome) with
+# /.trash on it.  fsck pass 0: the tests run e2fsck themselves and must see
+# what a crash left, not what a boot-time fsck repaired.
+cat > "$r/etc/fstab" <<'FSTAB'
+/dev/vda		/	ext4	defaults,errors=remount-ro	0 0
+LABEL=trashhome		/home	ext4	defaults			0 0
+FSTAB
+# No gettys but the serial console (the demo's login goes there).
+ln -sf /dev/null "$r/etc/systemd/system/getty@tty1.service"
+ln -sf /dev/null "$r/etc/systemd/system/systemd-networkd-wait-online.service"
+# apt's timers would only wake up to fail offline.
+ln -sf /dev/null "$r/etc/systemd/system/apt-daily.timer"
+ln -sf /dev/null "$r/etc/systemd/system/apt-daily-upgrade.timer"
+ln -sf /dev/null "$r/etc/systemd/system/e2scrub_all.timer"
+ln -sf /dev/null "$r/etc/systemd/system/fstrim.timer"
+# The journal persists across the reboots the tests do.
+mkdir -p "$r/var/log/journal"
+rm -rf "$r"/var/cache/apt/archives/*.deb "$r"/var/lib/apt/lists/*_Packages
+touch "$r/.done"
+mv "$r" "$root"
+# Trees made by older versions of this script are not used any more.
+for old in "$cache"/root-*; do
+	[ "$old" = "$root" ] || rm -rf "$old"
+done
+echo "$root"
