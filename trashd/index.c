@@ -277,18 +277,16 @@ index_bind_filter(sqlite3_stmt *st, const struct index_filter *f)
 	sqlite3_bind_int64(st, 6, f->limit ? (int64_t)f->limit : -1);
 }
 
-int
-index_list(struct db *db, const struct index_filter *f, struct entry_list *l)
+/*
+ * Read every row of @st (bound, not yet stepped) into @l, which must be
+ * empty.  On error @l is freed and emptied again.
+ */
+static int
+index_collect(struct db *db, sqlite3_stmt *st, struct entry_list *l)
 {
-	sqlite3_stmt *st;
 	size_t cap = 0;
 	int r;
 
-	l->v = NULL;
-	l->n = 0;
-	if ((st = db_stmt(db, index_list_sql)) == NULL)
-		return -EIO;
-	index_bind_filter(st, f);
 	while ((r = db_row(db, st)) > 0) {
 		if (l->n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -304,6 +302,19 @@ index_list(struct db *db, const struct index_filter *f, struct entry_list *l)
 	if (r < 0)
 		entry_list_free(l);
 	return r;
+}
+
+int
+index_list(struct db *db, const struct index_filter *f, struct entry_list *l)
+{
+	sqlite3_stmt *st;
+
+	l->v = NULL;
+	l->n = 0;
+	if ((st = db_stmt(db, index_list_sql)) == NULL)
+		return -EIO;
+	index_bind_filter(st, f);
+	return index_collect(db, st, l);
 }
 
 int
@@ -433,7 +444,7 @@ index_by_path(struct db *db, int64_t fs_id, uint32_t uid, const char *rel,
 	    "(?4 = 0 OR substr(orig_path, 1, ?4) = ?3) "
 	    "ORDER BY orig_path, deleted_ns DESC, id DESC";
 	sqlite3_stmt *st;
-	size_t cap = 0, len = strlen(rel);
+	size_t len = strlen(rel);
 	char *prefix = NULL;
 	int r;
 
@@ -451,20 +462,7 @@ index_by_path(struct db *db, int64_t fs_id, uint32_t uid, const char *rel,
 		db_bind_text(st, 3, prefix != NULL ? prefix : "");
 		sqlite3_bind_int64(st, 4, len > 0 ? (int64_t)len + 1 : 0);
 	}
-	while ((r = db_row(db, st)) > 0) {
-		if (l->n == cap) {
-			cap = cap ? cap * 2 : 16;
-			l->v = xreallocarray(l->v, cap, sizeof(*l->v));
-		}
-		if ((r = index_read_row(st, &l->v[l->n])) < 0) {
-			entry_clear(&l->v[l->n]);
-			sqlite3_reset(st);
-			break;
-		}
-		l->n++;
-	}
+	r = index_collect(db, st, l);
 	free(prefix);
-	if (r < 0)
-		entry_list_free(l);
 	return r;
 }
