@@ -53,9 +53,14 @@ caps_drop(void)
 	cap_t caps = NULL;
 	int r = 0;
 
-	/* The bounding set first, while CAP_SETPCAP is still ours. */
+	/*
+	 * The bounding set first, while CAP_SETPCAP is still ours.  A cap
+	 * already out of it (systemd's CapabilityBoundingSet=) needs no
+	 * drop, so a unit that bounds trashd to exactly the caps it keeps
+	 * works without granting CAP_SETPCAP for this loop.
+	 */
 	for (c = 0; c <= last; c++) {
-		if (caps_is_kept(c))
+		if (caps_is_kept(c) || prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 0)
 			continue;
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL) {
 			r = -errno;

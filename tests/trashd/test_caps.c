@@ -8,11 +8,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -75,15 +77,47 @@ child(const char *file)
 	return 0;
 }
 
+/*
+ * As under systemd's CapabilityBoundingSet= naming exactly the kept caps:
+ * no CAP_SETPCAP, everything else already out of the bounding set and of
+ * the permitted set.  caps_drop() must still succeed.
+ */
+static int
+child_bounded(const char *file)
+{
+	cap_value_t c, last = (cap_value_t)cap_max_bits() - 1;
+	cap_t caps;
+	size_t i;
+	bool kept;
+
+	for (c = 0; c <= last; c++) {
+		kept = false;
+		for (i = 0; i < caps_nkept; i++)
+			kept |= caps_kept[i] == c;
+		if (!kept && c != CAP_SETPCAP &&
+		    prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
+			return 20;
+	}
+	if (prctl(PR_CAPBSET_DROP, CAP_SETPCAP, 0, 0, 0) < 0)
+		return 21;
+	if ((caps = cap_init()) == NULL ||
+	    cap_set_flag(caps, CAP_PERMITTED, (int)caps_nkept, caps_kept,
+	    CAP_SET) < 0 ||
+	    cap_set_flag(caps, CAP_EFFECTIVE, (int)caps_nkept, caps_kept,
+	    CAP_SET) < 0 || cap_set_proc(caps) < 0)
+		return 22;
+	cap_free(caps);
+	return child(file);
+}
+
 static void
-test_drop(void **state)
+run_child(int (*fn)(const char *))
 {
 	struct tl t;
 	char p[PATH_MAX];
 	int status;
 	pid_t pid;
 
-	(void)state;
 	tl_setup(&t);
 	tl_path(&t, p, sizeof(p), "home/f");
 	tl_write_file(p, "x", 1);
@@ -93,11 +127,25 @@ test_drop(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
-		_exit(child(p));
+		_exit(fn(p));
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	tl_teardown(&t);
+}
+
+static void
+test_drop(void **state)
+{
+	(void)state;
+	run_child(child);
+}
+
+static void
+test_drop_bounded(void **state)
+{
+	(void)state;
+	run_child(child_bounded);
 }
 
 int
@@ -105,6 +153,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_drop),
+		cmocka_unit_test(test_drop_bounded),
 	};
 
 	log_init(1, 0);
