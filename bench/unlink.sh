@@ -8,12 +8,14 @@
 # for 10,000 and 100,000 empty files.  Rates are the best of the rounds.
 #
 # Reproduce: bash bench/unlink.sh        (BENCH_SIZES="10000" for a quick one)
-# Figures are under QEMU TCG, 11-22x slower than the host: compare ratios.
+# Both kernels are the --bench build (guest.config without KASAN and
+# lockdep: those would measure the instrumentation, not the code).
+# Figures are under QEMU TCG, far slower than the host: compare ratios.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bash "$top/tests/deps.sh"
-patched=$("$top/kernel/build.sh")
-vanilla=$("$top/kernel/build.sh" --vanilla)
+patched=$("$top/kernel/build.sh" --bench)
+vanilla=$("$top/kernel/build.sh" --vanilla --bench)
 res=$(mktemp -d)
 trap 'rm -rf "$res"' EXIT
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build the guest kernel: Debian's linux-source-6.1 with the trashbin
 # series applied (default), or the same source unpatched (--vanilla), both
-# with config/guest.config over tinyconfig.  The tree and the build live
+# with config/guest.config over tinyconfig; --bench adds config/bench.config
+# (the same kernel without KASAN and lockdep, for bench/).  The tree and the build live
 # in a cache outside the clone ($TRASHBIN_CACHE, default
 # /var/cache/trashbin); a second run only rebuilds what changed.
 #
@@ -10,12 +11,15 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${TRASHBIN_CACHE:-/var/cache/trashbin}
-flavor=patched
-case "${1:-}" in
+flavor=patched variant=
+for arg in "$@"; do
+	case "$arg" in
 	--vanilla) flavor=vanilla ;;
-	--patched|"") ;;
-	*) echo "usage: $0 [--patched|--vanilla]" >&2; exit 2 ;;
-esac
+	--patched) flavor=patched ;;
+	--bench) variant=-bench ;;
+	*) echo "usage: $0 [--patched|--vanilla] [--bench]" >&2; exit 2 ;;
+	esac
+done
 
 log() { echo "kernel/build.sh: $*" >&2; }
 tarball=/usr/src/linux-source-6.1.tar.xz
@@ -64,27 +68,38 @@ if [ "$flavor" = patched ]; then
 	fi
 fi
 
-# 3. The config: tinyconfig plus the fragment, redone when either changes.
-out=$cache/out-$flavor
+# 3. The config: tinyconfig plus the fragments (a later one overrides an
+#    earlier), redone when any of them changes.
+out=$cache/out-$flavor$variant
 mkdir -p "$out"
-frag=$here/config/guest.config
-ckey=$( (echo "$ver"; cat "$frag") | sha256sum | cut -c1-16)
+frags=("$here/config/guest.config")
+[ "$variant" = -bench ] && frags+=("$here/config/bench.config")
+ckey=$( (echo "$ver"; cat "${frags[@]}") | sha256sum | cut -c1-16)
 if [ "$(cat "$out/.trashbin-config" 2>/dev/null)" != "$ckey" ] ||
    [ ! -f "$out/.config" ]; then
 	log "configuring $flavor kernel"
 	make -s -C "$tree" O="$out" tinyconfig >&2
 	KCONFIG_CONFIG="$out/.config" "$tree/scripts/kconfig/merge_config.sh" \
-		-m -O "$out" "$out/.config" "$frag" >/dev/null
+		-m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
 	make -s -C "$tree" O="$out" olddefconfig >&2
-	# Every option the fragment asks for must have taken.
-	bad=0
+	# Every option the fragments ask for (the last word on each) must
+	# have taken; "is not set" also holds for an option now hidden.
+	declare -A want=()
 	while IFS= read -r line; do
-		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
-		[ "$flavor" = vanilla ] && [ "${line%%=*}" = CONFIG_FS_TRASHBIN ] &&
-			continue
-		grep -qxF "$line" "$out/.config" || {
-			log "config option did not take: $line"; bad=1; }
-	done < "$frag"
+		case "$line" in
+		CONFIG_*=*) want[${line%%=*}]=$line ;;
+		"# CONFIG_"*" is not set") o=${line#\# }; want[${o%% *}]=$line ;;
+		esac
+	done < <(cat "${frags[@]}")
+	bad=0
+	for o in "${!want[@]}"; do
+		line=${want[$o]}
+		[ "$flavor" = vanilla ] && [ "$o" = CONFIG_FS_TRASHBIN ] && continue
+		case "$line" in
+		"#"*) ! grep -q "^$o=" "$out/.config" ;;
+		*) grep -qxF "$line" "$out/.config" ;;
+		esac || { log "config option did not take: $line"; bad=1; }
+	done
 	[ "$bad" = 0 ] || exit 1
 	echo "$ckey" > "$out/.trashbin-config"
 fi
