@@ -1,5 +1,5 @@
 #!/bin/bash
-# The narrated demo of scenarios 1-3 (vm/full/demo.sh): each command shown
+# The narrated demo of scenarios 1-3 (vm/demo.sh): each command shown
 # as its user would type it, then its output.  Also TAP, so that the
 # harness knows it worked.
 . ./lib.sh

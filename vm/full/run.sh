@@ -8,7 +8,7 @@
 #   vm/full/run.sh [--suite NAME] [--timeout SECONDS] [--fresh]
 #                  [--max-boots N] [--keep DIR] [--interactive]
 #
-# --interactive (vm/full/demo.sh, with a terminal): the guest's console is
+# --interactive (vm/demo.sh, with a terminal): the guest's console is
 # this terminal, the suite's output is shown there too, and afterwards the
 # guest leaves the user at a shell as alice; QEMU's timeout is an hour.
 #
