@@ -26,7 +26,7 @@ for k in patched vanilla; do
 	TRASHBIN_BZIMAGE=$patched TRASHBIN_BZIMAGE_VANILLA=$vanilla \
 		"$top/vm/quick/run.sh" $flag --suite bench --timeout 3000 \
 		--disk-size 4G > "$res/$k.tap" || { cat "$res/$k.tap"; exit 1; }
-	sed -n 's/^# bench //p' "$res/$k.tap" > "$res/$k.txt"
+	sed -n 's/^\(# \)*bench //p' "$res/$k.tap" > "$res/$k.txt"
 done
 
 best() {	# FILE KIND N -> best rate
