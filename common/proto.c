@@ -29,8 +29,8 @@ static const struct proto_rule proto_req_rules[] = {
 	[MSG_QUOTA - MSG_STATUS] = { B(A_UID) | B(A_ALL), 0 },
 	[MSG_POLICY_GET - MSG_STATUS] = { B(A_KIND) | B(A_XID), B(A_KIND) },
 	[MSG_POLICY_SET - MSG_STATUS] = {
-		B(A_KIND) | B(A_XID) | B(A_QUOTA) | B(A_RETENTION),
-		B(A_KIND) },
+		B(A_KIND) | B(A_XID) | B(A_QUOTA) | B(A_RETENTION) |
+		B(A_WATERMARK) | B(A_FS), B(A_KIND) },
 	[MSG_AUDIT - MSG_STATUS] = {
 		B(A_UID) | B(A_ACTION) | B(A_SINCE) | B(A_BEFORE) |
 		B(A_LIMIT), 0 },

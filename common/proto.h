@@ -20,8 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bump the version if any of the numbers or rules below change. */
-#define PROTOCOL_VERSION	1
+/*
+ * Bump the version if any of the numbers or rules below change.
+ * 2: policy set takes the default kind, A_WATERMARK and A_FS.
+ */
+#define PROTOCOL_VERSION	2
 
 #define PROTO_SOCKET		"/run/trashd/trashd.sock"
 #define PROTO_HDR_LEN		8
@@ -86,7 +89,7 @@ enum proto_attr {
 	A_PID,
 	A_ADMIN,		/* status: 1 if the caller is an admin */
 	A_UPTIME,		/* seconds */
-	A_WATERMARK,		/* percent free */
+	A_WATERMARK,		/* percent free, 0 off; set: -1 inherit */
 	A_AVAIL,		/* bytes free */
 	/* Strings. */
 	A_PATH,			/* an absolute path; entry: relative to A_FS */
@@ -107,7 +110,8 @@ enum proto_attr {
 /* A_KIND */
 #define PROTO_KIND_USER		0
 #define PROTO_KIND_GROUP	1
-#define PROTO_KIND_DEFAULT	2
+#define PROTO_KIND_DEFAULT	2	/* set over the socket */
+#define PROTO_KIND_CONFIG	3	/* replies: trashd.conf's defaults */
 
 struct proto_hdr {
 	uint16_t	 version;
@@ -148,7 +152,10 @@ int	 proto_finish(struct proto_buf *);
 struct proto_client {
 	int		 fd;
 	int		 timeout_ms;	/* per read or write, -1: none */
-	uint8_t		 rbuf[PROTO_HDR_LEN + PROTO_MSG_MAX];
+	/* Bytes read ahead: rbuf[roff .. roff + rlen), whole messages. */
+	size_t		 roff;
+	size_t		 rlen;
+	uint8_t		 rbuf[2 * (PROTO_HDR_LEN + PROTO_MSG_MAX)];
 };
 
 int	 proto_connect(struct proto_client *, const char *path,

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * trashctl policy get|set: per-user and per-group quota and retention
- * (admins).  The defaults and the watermarks are shown; they are set in
- * trashd.conf(5).
+ * trashctl policy get|set: quota and retention per user, per group and by
+ * default, and the free-space watermarks (admins).  What is set here is
+ * kept in trashd's index and takes precedence over trashd.conf(5).
  */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trashctl.h"
@@ -22,6 +23,10 @@ policy_val(char *buf, size_t len, const struct proto_msg *m, int a)
 
 	if (v < 0)
 		snprintf(buf, len, "inherit");
+	else if (a == A_WATERMARK && v == 0)
+		snprintf(buf, len, "off");
+	else if (a == A_WATERMARK)
+		snprintf(buf, len, "%" PRId64 "%% free", v);
 	else if (v == 0)
 		snprintf(buf, len, "%s", a == A_QUOTA ? "none" : "forever");
 	else if (a == A_QUOTA)
@@ -33,11 +38,13 @@ policy_val(char *buf, size_t len, const struct proto_msg *m, int a)
 static int
 cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
-	static const char *const kinds[] = { "user", "group", "default" };
+	static const char *const kinds[] = { "user", "group", "default",
+	    "config" };
 	struct policy_state *s = arg;
-	const char *kind = kinds[m->num[A_KIND] >= 0 && m->num[A_KIND] <= 2 ?
-	    m->num[A_KIND] : 2];
-	char q[16], r[16];
+	int64_t k = m->num[A_KIND] >= 0 && m->num[A_KIND] <= 3 ?
+	    m->num[A_KIND] : 2;
+	const char *kind = kinds[k];
+	char q[32], r[32];
 
 	if (m->type == MSG_OK) {
 		if (ctx->json)
@@ -54,18 +61,27 @@ cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		if (PROTO_HAS(m, A_QUOTA))
 			printf(",\"quota\":%" PRId64 ",\"retention\":%" PRId64,
 			    m->num[A_QUOTA], m->num[A_RETENTION]);
-		if (PROTO_HAS(m, A_FS)) {
-			printf(",\"fs\":");
-			json_str(stdout, m->str[A_FS]);
+		if (PROTO_HAS(m, A_WATERMARK)) {
+			if (PROTO_HAS(m, A_FS)) {
+				printf(",\"fs\":");
+				json_str(stdout, m->str[A_FS]);
+			}
 			printf(",\"watermark\":%" PRId64, m->num[A_WATERMARK]);
 		}
 		printf("}");
 		return 0;
 	}
 	s->n++;
-	if (PROTO_HAS(m, A_FS)) {
-		printf("%s watermark on %s: %" PRId64 "%% free\n", kind,
-		    m->str[A_FS], m->num[A_WATERMARK]);
+	if (k == PROTO_KIND_CONFIG)
+		kind = "trashd.conf";
+	if (PROTO_HAS(m, A_WATERMARK)) {
+		policy_val(q, sizeof(q), m, A_WATERMARK);
+		if (PROTO_HAS(m, A_FS))
+			printf("%s watermark on %s: %s\n", kind, m->str[A_FS],
+			    q);
+		else
+			printf("%s watermark on every filesystem: %s\n", kind,
+			    q);
 		return 0;
 	}
 	policy_val(q, sizeof(q), m, A_QUOTA);
@@ -75,6 +91,30 @@ cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		    m->num[A_XID], q, r);
 	else
 		printf("%s: quota %s, retention %s\n", kind, q, r);
+	return 0;
+}
+
+/* "15%", "off" (0) or "inherit" (-1). */
+static int
+policy_parse_watermark(const char *s, int64_t *out)
+{
+	char *end;
+	long v;
+
+	if (strcmp(s, "inherit") == 0) {
+		*out = -1;
+		return 0;
+	}
+	if (strcmp(s, "off") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	v = strtol(s, &end, 10);
+	if (strcmp(end, "%") != 0 || v < 0 || v > 100)
+		return -1;
+	*out = v;
 	return 0;
 }
 
@@ -89,7 +129,8 @@ cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 	struct policy_state s = { 0 };
 	struct proto_buf b;
 	int64_t kind, v;
-	bool set;
+	bool set, fs = false, wm = false;
+	char *p;
 	int ch, i;
 
 	while ((ch = getopt_long(argc, argv, "+hj", opts, NULL)) != -1) {
@@ -156,19 +197,42 @@ cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 				return cmd_usage_error(e, "%s: not a duration",
 				    argv[i + 1]);
 			proto_num(&b, A_RETENTION, v);
+		} else if (strcmp(argv[i], "watermark") == 0 &&
+		    kind == PROTO_KIND_DEFAULT) {
+			if (policy_parse_watermark(argv[i + 1], &v) < 0)
+				return cmd_usage_error(e, "%s: not a "
+				    "percentage (15%%), off or inherit",
+				    argv[i + 1]);
+			proto_num(&b, A_WATERMARK, v);
+			wm = true;
+		} else if (strcmp(argv[i], "fs") == 0 &&
+		    kind == PROTO_KIND_DEFAULT) {
+			if ((p = abs_path(argv[i + 1])) == NULL)
+				return cmd_usage_error(e, "%s: bad path",
+				    argv[i + 1]);
+			proto_str(&b, A_FS, p);
+			free(p);
+			fs = true;
 		} else {
-			return cmd_usage_error(e, "%s: not quota or "
-			    "retention", argv[i]);
+			return cmd_usage_error(e, "%s: not quota, retention%s",
+			    argv[i], kind == PROTO_KIND_DEFAULT ?
+			    ", watermark or fs" : " (watermarks are set with "
+			    "the default policy)");
 		}
 	}
+	if (fs && !wm)
+		return cmd_usage_error(e, "fs names the filesystem of a "
+		    "watermark");
 	return ctl_request(ctx, &b, cmd_policy_msg, &s);
 }
 
 const struct cmd_entry cmd_policy_entry = {
 	.name = "policy",
-	.usage = "[-j] get user|group|default [name] | "
+	.usage = "[-j] get user|group name | get default | "
 	    "set user|group name [quota size|none|inherit] "
-	    "[retention duration|forever|inherit]",
-	.help = "show or set quota and retention per user or group (admins)",
+	    "[retention duration|forever|inherit] | "
+	    "set default [quota ...] [retention ...] "
+	    "[watermark N%|off|inherit [fs path]]",
+	.help = "show or set quota, retention and watermarks (admins)",
 	.exec = cmd_policy_exec,
 };

@@ -46,6 +46,7 @@ static const struct config_key config_keys[] = {
 	K("retention",		CT_DURATION,	retention),
 	K("watermark",		CT_PERCENT,	watermark),
 	K("grace",		CT_DURATION,	grace),
+	K("min-age",		CT_DURATION,	min_age),
 	K("wipe-passes",	CT_COUNT,	wipe_passes),
 	K("wipe-zero-pass",	CT_BOOL,	wipe_zero),
 	K("wipe-verify",	CT_BOOL,	wipe_verify),
@@ -73,6 +74,7 @@ config_default(void)
 	c->retention = 30 * 86400;
 	c->watermark = 10;
 	c->grace = 0;
+	c->min_age = 0;
 	c->wipe_passes = 1;
 	c->audit_retention = 365 * 86400;
 	c->interval = 300;

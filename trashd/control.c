@@ -334,11 +334,12 @@ control_need_admin(struct control_conn *c)
 
 /* ---- verbs ---- */
 
+/* One MSG_ENTRY, built in @b. */
 static void
-control_entry_msg(struct control_conn *c, const struct entry *e)
+control_entry_msg(struct control_conn *c, struct proto_buf *b,
+    const struct entry *e)
 {
 	struct tfs *fs = daemon_fs(c->d, e->fs_id);
-	struct proto_buf *b = xmalloc(sizeof(*b));
 
 	proto_init(b, MSG_ENTRY);
 	proto_num(b, A_ID, e->id);
@@ -353,7 +354,6 @@ control_entry_msg(struct control_conn *c, const struct entry *e)
 	proto_num(b, A_FLAGS, e->flags);
 	proto_str(b, A_STATE, entry_state_name(e->state));
 	control_send(c, b);
-	free(b);
 }
 
 static void
@@ -370,7 +370,7 @@ control_status(struct control_conn *c, const struct proto_msg *m)
 	for (i = 0; i < d->nfs; i++) {
 		proto_init(b, MSG_FS);
 		proto_str(b, A_FS, d->fs[i].path);
-		proto_num(b, A_WATERMARK, d->fs[i].watermark);
+		proto_num(b, A_WATERMARK, policy_fs_watermark(d, &d->fs[i]));
 		if (fstatvfs(d->fs[i].rootfd, &sv) == 0) {
 			proto_num(b, A_TOTAL, (int64_t)(sv.f_blocks *
 			    sv.f_frsize));
@@ -467,14 +467,14 @@ control_list(struct control_conn *c, const struct proto_msg *m)
 	/* Oldest first; with a limit, the newest @limit of them. */
 	skip = limit > 0 && (int64_t)nkeep > limit ?
 	    (int64_t)nkeep - limit : 0;
+	b = xmalloc(sizeof(*b));
 	for (i = (size_t)skip; i < nkeep; i++) {
-		control_entry_msg(c, &l.v[keep[i]]);
+		control_entry_msg(c, b, &l.v[keep[i]]);
 		bytes += l.v[keep[i]].size;
 		count++;
 	}
 	free(keep);
 	entry_list_free(&l);
-	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_OK);
 	proto_num(b, A_COUNT, count);
 	proto_num(b, A_BYTES, bytes);
@@ -541,9 +541,13 @@ fail:
 	free(b);
 }
 
+/*
+ * One MSG_POLICY: quota and retention with @p, a watermark @wm (-1: not
+ * set) of @fs (NULL: every filesystem) with @with_wm.
+ */
 static void
 control_policy_msg(struct control_conn *c, int kind, int64_t xid,
-    const struct policy *p, const struct tfs *fs)
+    const struct policy *p, bool with_wm, const struct tfs *fs, int64_t wm)
 {
 	struct proto_buf *b = xmalloc(sizeof(*b));
 
@@ -555,12 +559,48 @@ control_policy_msg(struct control_conn *c, int kind, int64_t xid,
 		proto_num(b, A_QUOTA, p->quota);
 		proto_num(b, A_RETENTION, p->retention);
 	}
-	if (fs != NULL) {
-		proto_str(b, A_FS, fs->path);
-		proto_num(b, A_WATERMARK, fs->watermark);
+	if (with_wm) {
+		if (fs != NULL)
+			proto_str(b, A_FS, fs->path);
+		proto_num(b, A_WATERMARK, wm);
 	}
 	control_send(c, b);
 	free(b);
+}
+
+/*
+ * The defaults: those set over the socket (-1: not set), then the config
+ * file's, each with its watermarks; the first set of these wins.
+ */
+static int
+control_policy_defaults(struct control_conn *c)
+{
+	struct trashd *d = c->d;
+	struct policy p = { -1, -1 };
+	size_t i;
+	int wm, r;
+
+	if ((r = policy_get(d, POLICY_DEFAULT, 0, &p)) < 0 && r != -ENOENT)
+		return r;
+	control_policy_msg(c, PROTO_KIND_DEFAULT, -1, &p, false, NULL, 0);
+	if ((r = policy_get_watermark(d, 0, &wm)) < 0 && r != -ENOENT)
+		return r;
+	control_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL, true, NULL,
+	    r == 0 ? wm : -1);
+	for (i = 0; i < d->nfs; i++) {
+		if ((r = policy_get_watermark(d, d->fs[i].id, &wm)) < 0 &&
+		    r != -ENOENT)
+			return r;
+		control_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL, true,
+		    &d->fs[i], r == 0 ? wm : -1);
+	}
+	p.quota = (int64_t)d->conf->quota;
+	p.retention = d->conf->retention;
+	control_policy_msg(c, PROTO_KIND_CONFIG, -1, &p, false, NULL, 0);
+	for (i = 0; i < d->nfs; i++)
+		control_policy_msg(c, PROTO_KIND_CONFIG, -1, NULL, true,
+		    &d->fs[i], d->fs[i].watermark);
+	return 0;
 }
 
 static int
@@ -600,32 +640,52 @@ control_policy_get(struct control_conn *c, const struct proto_msg *m)
 	struct policy p = { -1, -1 };
 	enum policy_kind kind = POLICY_USER;
 	uint32_t xid = 0;
-	size_t i;
 	int r;
 
 	if (control_need_admin(c) < 0)
 		return;
 	if ((r = control_policy_kind(c, m, &kind, &xid)) < 0)
 		return;
-	if (r == 1) {
-		p.quota = (int64_t)d->conf->quota;
-		p.retention = d->conf->retention;
-		control_policy_msg(c, PROTO_KIND_DEFAULT, -1, &p, NULL);
-		for (i = 0; i < d->nfs; i++)
-			control_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL,
-			    &d->fs[i]);
-	} else {
-		r = policy_get(d, kind, xid, &p);
-		if (r < 0 && r != -ENOENT) {
-			control_reply_error(c, -r, "index: %s", strerror(-r));
-			return;
-		}
-		control_policy_msg(c, (int)m->num[A_KIND], xid, &p, NULL);
+	if (r == 1)
+		r = control_policy_defaults(c);
+	else if ((r = policy_get(d, kind, xid, &p)) == 0 || r == -ENOENT)
+		control_policy_msg(c, (int)m->num[A_KIND], xid, &p, false,
+		    NULL, 0);
+	if (r < 0 && r != -ENOENT) {
+		control_reply_error(c, -r, "index: %s", strerror(-r));
+		return;
 	}
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_OK);
 	control_reply_ok(c, b);
 	free(b);
+}
+
+/* policy set default watermark N [fs PATH]; the reply sent on error. */
+static int
+control_policy_set_watermark(struct control_conn *c,
+    const struct proto_msg *m)
+{
+	struct tfs *fs = NULL;
+	const char *rel;
+	int wm = (int)m->num[A_WATERMARK], r;
+
+	if (PROTO_HAS(m, A_FS) && (control_path_fs(c->d, m->str[A_FS], &fs,
+	    &rel) < 0 || rel[0] != '\0')) {
+		control_reply_error(c, ENOENT, "%s: not a filesystem trashd "
+		    "manages", m->str[A_FS]);
+		return -ENOENT;
+	}
+	snprintf(c->target + strlen(c->target), sizeof(c->target) -
+	    strlen(c->target), " watermark %s", fs != NULL ? fs->path : "all");
+	if ((r = policy_set_watermark(c->d, fs, wm, c->peer.uid,
+	    c->peer.pid)) < 0) {
+		control_reply_error(c, -r, "%s", strerror(-r));
+		return r;
+	}
+	snprintf(c->result, sizeof(c->result), "ok: watermark=%d", wm);
+	control_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL, true, fs, wm);
+	return 0;
 }
 
 static void
@@ -642,26 +702,42 @@ control_policy_set(struct control_conn *c, const struct proto_msg *m)
 		return;
 	if ((r = control_policy_kind(c, m, &kind, &xid)) < 0)
 		return;
-	if (r == 1) {
-		control_reply_error(c, EOPNOTSUPP, "the defaults and the "
-		    "watermarks live in trashd.conf(5): edit it and send "
-		    "trashd SIGHUP");
+	if (r == 1)
+		kind = POLICY_DEFAULT;
+	if ((PROTO_HAS(m, A_WATERMARK) || PROTO_HAS(m, A_FS)) &&
+	    kind != POLICY_DEFAULT) {
+		control_reply_error(c, EINVAL, "watermarks are per "
+		    "filesystem: set them with the default policy");
 		return;
 	}
-	if (!PROTO_HAS(m, A_QUOTA) && !PROTO_HAS(m, A_RETENTION)) {
+	if (!PROTO_HAS(m, A_QUOTA) && !PROTO_HAS(m, A_RETENTION) &&
+	    !PROTO_HAS(m, A_WATERMARK)) {
 		control_reply_error(c, EINVAL, "nothing to set");
 		return;
 	}
 	if ((PROTO_HAS(m, A_QUOTA) && m->num[A_QUOTA] < -1) ||
 	    (PROTO_HAS(m, A_RETENTION) && (m->num[A_RETENTION] < -1 ||
-	    m->num[A_RETENTION] > INT64_MAX / NSEC_PER_SEC))) {
+	    m->num[A_RETENTION] > INT64_MAX / NSEC_PER_SEC)) ||
+	    (PROTO_HAS(m, A_WATERMARK) && (m->num[A_WATERMARK] < -1 ||
+	    m->num[A_WATERMARK] > 100))) {
 		control_reply_error(c, EINVAL, "value out of range");
 		return;
 	}
-	/* Fields not given keep their value. */
-	if ((r = policy_get(d, kind, xid, &p)) < 0 && r != -ENOENT) {
+	/* All of it or none of it. */
+	if ((r = db_begin(d->db)) < 0) {
 		control_reply_error(c, -r, "index: %s", strerror(-r));
 		return;
+	}
+	if (PROTO_HAS(m, A_WATERMARK) &&
+	    control_policy_set_watermark(c, m) < 0)
+		goto fail;
+	if (!PROTO_HAS(m, A_QUOTA) && !PROTO_HAS(m, A_RETENTION))
+		goto done;
+	/* Fields not given keep their value. */
+	if ((r = policy_get(d, kind, xid, &p)) < 0 && r != -ENOENT) {
+		c->result[0] = '\0';
+		control_reply_error(c, -r, "index: %s", strerror(-r));
+		goto fail;
 	}
 	if (PROTO_HAS(m, A_QUOTA))
 		p.quota = m->num[A_QUOTA];
@@ -675,17 +751,29 @@ control_policy_set(struct control_conn *c, const struct proto_msg *m)
 		r = policy_set(d, kind, xid, &p, c->peer.uid, c->peer.pid);
 	}
 	if (r < 0) {
+		c->result[0] = '\0';
 		control_reply_error(c, -r, "%s", strerror(-r));
+		goto fail;
+	}
+	snprintf(c->result + strlen(c->result), sizeof(c->result) -
+	    strlen(c->result), "%s quota=%" PRId64 " retention=%" PRId64,
+	    c->result[0] == '\0' ? "ok:" : "", p.quota, p.retention);
+	control_policy_msg(c, (int)m->num[A_KIND], kind == POLICY_DEFAULT ?
+	    -1 : (int64_t)xid, &p, false, NULL, 0);
+done:
+	if ((r = db_commit(d->db)) < 0) {
+		c->result[0] = '\0';
+		control_reply_error(c, -r, "index: %s", strerror(-r));
 		return;
 	}
 	daemon_policy_soon(d);
-	snprintf(c->result, sizeof(c->result), "ok: quota=%" PRId64
-	    " retention=%" PRId64, p.quota, p.retention);
-	control_policy_msg(c, (int)m->num[A_KIND], xid, &p, NULL);
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_OK);
 	control_reply_ok(c, b);
 	free(b);
+	return;
+fail:
+	db_rollback(d->db);
 }
 
 static void

@@ -28,23 +28,50 @@ daemon_fs(struct trashd *d, int64_t fs_id)
 	return NULL;
 }
 
+/*
+ * The policy timer: a full run (every policy, the whole index) each
+ * policy-interval and when one was asked for; in between, runs over just
+ * the entries that came since the last one (policy_fresh()), so that a
+ * burst of deletions does not pay for runs over the whole index.
+ */
 static void
 daemon_policy_timer(evutil_socket_t fd, short ev, void *arg)
 {
 	struct trashd *d = arg;
 	struct timeval tv = { 0, 0 };
+	int64_t now = now_ns(), left;
 
 	(void)fd;
 	(void)ev;
-	if (policy_run(d, now_ns()) < 0)
+	if (d->policy_full || now >= d->policy_due) {
+		d->policy_full = false;
+		if (policy_run(d, now) < 0)
+			log_warnx("policy: run failed");
+		d->policy_due = now + (d->conf->interval > 0 ?
+		    d->conf->interval : 300) * NSEC_PER_SEC;
+	} else if (policy_fresh(d, now) < 0) {
 		log_warnx("policy: run failed");
+	}
 	wipe_kick(d);
-	tv.tv_sec = d->conf->interval > 0 ? d->conf->interval : 300;
+	left = d->policy_due - now_ns();
+	if (left > 0) {
+		tv.tv_sec = left / NSEC_PER_SEC;
+		tv.tv_usec = left % NSEC_PER_SEC / 1000;
+	}
 	evtimer_add(d->policy_ev, &tv);
 }
 
+/* A full policy run soon: the configuration or a policy changed. */
 void
 daemon_policy_soon(struct trashd *d)
+{
+	d->policy_full = true;
+	daemon_policy_new(d);
+}
+
+/* A run soon over the entries new since the last one. */
+void
+daemon_policy_new(struct trashd *d)
 {
 	struct timeval tv = { 0, DAEMON_POLICY_DELAY_MS * 1000 }, left;
 
@@ -175,6 +202,9 @@ daemon_close(struct trashd *d)
 	d->db = NULL;
 	config_free(d->conf);
 	d->conf = NULL;
+	free(d->fresh);
+	d->fresh = NULL;
+	d->nfresh = d->fresh_cap = 0;
 }
 
 /*

@@ -380,6 +380,8 @@ db_open(const char *path, int flags, struct db **dbp, char *err,
 	}
 	if (db_exec(db, "PRAGMA foreign_keys = ON") < 0 ||
 	    db_exec(db, "PRAGMA synchronous = NORMAL") < 0 ||
+	    /* Sorts (a list of 100,000 entries) in memory, not temp files. */
+	    db_exec(db, "PRAGMA temp_store = MEMORY") < 0 ||
 	    db_exec(db, "CREATE TEMP TABLE scan_seen "
 	    "(id INTEGER PRIMARY KEY)") < 0) {
 		snprintf(err, errlen, "%s: %s", path, db_errmsg(db));

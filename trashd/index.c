@@ -256,7 +256,8 @@ index_set_state(struct db *db, int64_t id, enum entry_state s)
 
 /*
  * One fixed statement for every filter: an unused condition is bound to a
- * value that makes it true.  Oldest first.
+ * value that makes it true.  Oldest first; (after_ns, after_id) pages
+ * through a long list without holding all of it.
  */
 static const char index_list_sql[] = "SELECT " ENTRY_COLS
     " FROM entries WHERE (?1 < 0 OR fs_id = ?1) AND (?2 < 0 OR trash_uid = ?2)"
@@ -264,6 +265,7 @@ static const char index_list_sql[] = "SELECT " ENTRY_COLS
     " WHEN 'restored' THEN 1 WHEN 'wiping' THEN 2 WHEN 'wiped' THEN 3"
     " ELSE 4 END) & ?3) != 0)"
     " AND (?4 = 0 OR deleted_ns < ?4) AND (flags & ?5) = ?5"
+    " AND (?7 = 0 OR deleted_ns > ?8 OR (deleted_ns = ?8 AND id > ?7))"
     " ORDER BY deleted_ns, id LIMIT ?6";
 
 static void
@@ -275,6 +277,8 @@ index_bind_filter(sqlite3_stmt *st, const struct index_filter *f)
 	sqlite3_bind_int64(st, 4, f->before_ns);
 	sqlite3_bind_int64(st, 5, f->flags_set);
 	sqlite3_bind_int64(st, 6, f->limit ? (int64_t)f->limit : -1);
+	sqlite3_bind_int64(st, 7, f->after_id);
+	sqlite3_bind_int64(st, 8, f->after_ns);
 }
 
 /*
@@ -327,6 +331,7 @@ index_count(struct db *db, const struct index_filter *f, int64_t *n)
 	    " WHEN 'restored' THEN 1 WHEN 'wiping' THEN 2 WHEN 'wiped' THEN 3"
 	    " ELSE 4 END) & ?3) != 0)"
 	    " AND (?4 = 0 OR deleted_ns < ?4) AND (flags & ?5) = ?5"
+	    " AND (?7 = 0 OR deleted_ns > ?8 OR (deleted_ns = ?8 AND id > ?7))"
 	    " LIMIT ?6)";
 	sqlite3_stmt *st;
 	int r;
@@ -344,9 +349,10 @@ index_count(struct db *db, const struct index_filter *f, int64_t *n)
 int
 index_usage(struct db *db, int64_t fs_id, uint32_t uid, struct usage *u)
 {
+	/* One row of the table the triggers of schema/0003 keep. */
 	static const char sql[] =
-	    "SELECT count(*), coalesce(sum(size), 0) FROM entries "
-	    "WHERE fs_id = ?1 AND trash_uid = ?2 AND state = 'trashed'";
+	    "SELECT count, bytes FROM usage WHERE fs_id = ?1 AND "
+	    "trash_uid = ?2";
 	sqlite3_stmt *st;
 	int r;
 
@@ -354,9 +360,11 @@ index_usage(struct db *db, int64_t fs_id, uint32_t uid, struct usage *u)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, fs_id);
 	sqlite3_bind_int64(st, 2, uid);
-	if ((r = db_row(db, st)) <= 0)
-		return r == 0 ? -EIO : r;
 	u->uid = uid;
+	u->count = 0;
+	u->bytes = 0;
+	if ((r = db_row(db, st)) <= 0)
+		return r;
 	u->count = sqlite3_column_int64(st, 0);
 	u->bytes = sqlite3_column_int64(st, 1);
 	sqlite3_reset(st);
@@ -367,8 +375,8 @@ int
 index_usage_all(struct db *db, int64_t fs_id, struct usage **out, size_t *n)
 {
 	static const char sql[] =
-	    "SELECT trash_uid, count(*), sum(size) FROM entries "
-	    "WHERE (?1 < 0 OR fs_id = ?1) AND state = 'trashed' "
+	    "SELECT trash_uid, sum(count), sum(bytes) FROM usage "
+	    "WHERE (?1 < 0 OR fs_id = ?1) AND count > 0 "
 	    "GROUP BY trash_uid ORDER BY trash_uid";
 	struct usage *v = NULL;
 	sqlite3_stmt *st;
@@ -429,6 +437,8 @@ index_mark_restored(struct trashd *d, int64_t id, int64_t actor_uid,
  * whose path is @rel, newest first; else those under directory @rel
  * (every entry with a known path when @rel is ""), sorted by path and
  * newest first within one.  No LIKE: '%' and '_' are valid in names.
+ * Both walk the index entries_path: "under DIR" is the range of paths
+ * from "DIR/" up to "DIR0" ('0' follows '/'), compared bytewise.
  */
 int
 index_by_path(struct db *db, int64_t fs_id, uint32_t uid, const char *rel,
@@ -440,29 +450,34 @@ index_by_path(struct db *db, int64_t fs_id, uint32_t uid, const char *rel,
 	    "ORDER BY deleted_ns DESC, id DESC";
 	static const char sql_under[] = "SELECT " ENTRY_COLS
 	    " FROM entries WHERE fs_id = ?1 AND trash_uid = ?2 AND "
-	    "state = 'trashed' AND orig_path IS NOT NULL AND "
-	    "(?4 = 0 OR substr(orig_path, 1, ?4) = ?3) "
+	    "state = 'trashed' AND orig_path >= ?3 AND orig_path < ?4 "
+	    "ORDER BY orig_path, deleted_ns DESC, id DESC";
+	static const char sql_all[] = "SELECT " ENTRY_COLS
+	    " FROM entries WHERE fs_id = ?1 AND trash_uid = ?2 AND "
+	    "state = 'trashed' AND orig_path IS NOT NULL "
 	    "ORDER BY orig_path, deleted_ns DESC, id DESC";
 	sqlite3_stmt *st;
 	size_t len = strlen(rel);
-	char *prefix = NULL;
+	char *lo = NULL, *hi = NULL;
 	int r;
 
 	l->v = NULL;
 	l->n = 0;
-	if ((st = db_stmt(db, exact ? sql_exact : sql_under)) == NULL)
+	st = db_stmt(db, exact ? sql_exact : len > 0 ? sql_under : sql_all);
+	if (st == NULL)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, fs_id);
 	sqlite3_bind_int64(st, 2, uid);
 	if (exact) {
 		db_bind_text(st, 3, rel);
-	} else {
-		if (len > 0)
-			xasprintf(&prefix, "%s/", rel);
-		db_bind_text(st, 3, prefix != NULL ? prefix : "");
-		sqlite3_bind_int64(st, 4, len > 0 ? (int64_t)len + 1 : 0);
+	} else if (len > 0) {
+		xasprintf(&lo, "%s/", rel);
+		xasprintf(&hi, "%s0", rel);
+		db_bind_text(st, 3, lo);
+		db_bind_text(st, 4, hi);
 	}
 	r = index_collect(db, st, l);
-	free(prefix);
+	free(lo);
+	free(hi);
 	return r;
 }

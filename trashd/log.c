@@ -24,6 +24,9 @@ log_init(int to_stderr, int verbose)
 	log_verbose = verbose;
 	if (!to_stderr)
 		openlog("trashd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	else
+		/* One write per line, not one per piece of it. */
+		(void)setvbuf(stderr, NULL, _IOLBF, 0);
 	tzset();
 }
 

@@ -2,12 +2,16 @@
 /*
  * Policy: the +s grace period, retention, per-user quota and the
  * free-space watermark, each purging oldest first.  Defaults come from the
- * config; per-user and per-group overrides live in the index and are set
- * through policy_set() (the control socket's "policy set").
+ * config; the admins' defaults, per-user and per-group overrides and
+ * watermarks live in the index and are set through policy_set() and
+ * policy_set_watermark() (the control socket's "policy set").
  *
  * Effective value of a field for a user: the user's override if set;
  * else the most generous override among the user's groups; else the
- * config's default.  0 (none, forever) is the most generous.
+ * default set over the socket; else the config's default.  0 (none,
+ * forever) is the most generous.  A filesystem's watermark: the one set
+ * for it over the socket, else the one set for every filesystem, else
+ * the config's for it, else the config's default.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,11 +31,33 @@
 
 /* Groups looked at per user; more are ignored (NGROUPS_MAX is 65536). */
 #define POLICY_GROUPS_MAX	1024
+/*
+ * A user's groups from the account database, kept this many seconds:
+ * one lookup is dozens of system calls through NSS (nscd, systemd's
+ * userdb), and "trashctl quota" asks for it on every request.
+ */
+#define POLICY_ACCOUNT_TTL	30
+/* Users whose groups are kept; the oldest lookup makes room. */
+#define POLICY_ACCOUNT_CACHE	64
+
+struct policy_account {
+	uint32_t	 uid;
+	int64_t		 when_ns;	/* 0: empty slot */
+	gid_t		*groups;	/* NULL: no such user */
+	int		 ngroups;
+};
+
+static struct policy_account policy_accounts[POLICY_ACCOUNT_CACHE];
+/* Rows read per page when walking the index: memory stays flat at any size. */
+#define POLICY_PAGE		1024
+/* New entries queued between runs (16 bytes each); more: a full run. */
+#define POLICY_NEW_MAX		65536
 
 static const char *
 policy_kind_name(enum policy_kind k)
 {
-	return k == POLICY_USER ? "user" : "group";
+	return k == POLICY_USER ? "user" : k == POLICY_GROUP ? "group" :
+	    "default";
 }
 
 static void
@@ -58,6 +84,8 @@ policy_set(struct trashd *d, enum policy_kind kind, uint32_t id,
 	if (id > TRASH_UID_MAX || p->quota < -1 || p->retention < -1 ||
 	    p->retention > INT64_MAX / NSEC_PER_SEC)
 		return -EINVAL;
+	if (kind == POLICY_DEFAULT)
+		id = 0;
 	snprintf(target, sizeof(target), "%s %u", policy_kind_name(kind), id);
 	if ((st = db_stmt(d->db, sql)) == NULL)
 		return -EIO;
@@ -84,7 +112,7 @@ policy_get(struct trashd *d, enum policy_kind kind, uint32_t id,
 	if ((st = db_stmt(d->db, sql)) == NULL)
 		return -EIO;
 	db_bind_text(st, 1, policy_kind_name(kind));
-	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int64(st, 2, kind == POLICY_DEFAULT ? 0 : id);
 	if ((r = db_row(d->db, st)) <= 0)
 		return r == 0 ? -ENOENT : r;
 	p->quota = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 :
@@ -105,6 +133,8 @@ policy_unset(struct trashd *d, enum policy_kind kind, uint32_t id,
 	sqlite3_stmt *st;
 	int r;
 
+	if (kind == POLICY_DEFAULT)
+		id = 0;
 	snprintf(target, sizeof(target), "%s %u", policy_kind_name(kind), id);
 	if ((st = db_stmt(d->db, sql)) == NULL)
 		return -EIO;
@@ -115,6 +145,50 @@ policy_unset(struct trashd *d, enum policy_kind kind, uint32_t id,
 	audit_log(d, actor_uid, actor_pid, "policy-unset", target,
 	    r == 0 ? "ok" : strerror(-r));
 	return r;
+}
+
+/*
+ * The groups of @uid (primary first) from the account database, or
+ * -ENOENT for a uid without an entry; cached, see POLICY_ACCOUNT_TTL.
+ */
+static int
+policy_account(uint32_t uid, const gid_t **groups, int *ngroups)
+{
+	struct policy_account *a, *slot = &policy_accounts[0];
+	struct passwd pw, *pwp = NULL;
+	int64_t now = now_ns();
+	char buf[4096];
+	size_t i;
+	int n = POLICY_GROUPS_MAX;
+
+	for (i = 0; i < POLICY_ACCOUNT_CACHE; i++) {
+		a = &policy_accounts[i];
+		if (a->when_ns != 0 && a->uid == uid &&
+		    now - a->when_ns < POLICY_ACCOUNT_TTL * NSEC_PER_SEC)
+			goto out;
+		if (a->when_ns < slot->when_ns)
+			slot = a;
+	}
+	for (i = 0; i < POLICY_ACCOUNT_CACHE; i++)
+		if (policy_accounts[i].when_ns != 0 &&
+		    policy_accounts[i].uid == uid)
+			slot = &policy_accounts[i];
+	a = slot;
+	free(a->groups);
+	a->groups = NULL;
+	a->ngroups = 0;
+	a->uid = uid;
+	a->when_ns = now;
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &pwp) != 0 || pwp == NULL)
+		goto out;
+	a->groups = xcalloc(POLICY_GROUPS_MAX, sizeof(*a->groups));
+	if (getgrouplist(pw.pw_name, pw.pw_gid, a->groups, &n) < 0)
+		n = POLICY_GROUPS_MAX;	/* the first ones */
+	a->ngroups = n;
+out:
+	*groups = a->groups;
+	*ngroups = a->ngroups;
+	return a->groups != NULL ? 0 : -ENOENT;
 }
 
 /* The larger of two limits where 0 means none. */
@@ -133,18 +207,14 @@ policy_generous(int64_t a, int64_t b)
 int
 policy_effective(struct trashd *d, uint32_t uid, struct policy *out)
 {
-	struct policy u = { -1, -1 }, g = { -1, -1 }, p;
-	struct passwd pw, *pwp = NULL;
-	gid_t groups[POLICY_GROUPS_MAX];
-	int ngroups = POLICY_GROUPS_MAX, i, r;
-	char buf[4096];
+	struct policy u = { -1, -1 }, g = { -1, -1 }, def = { -1, -1 }, p;
+	const gid_t *groups;
+	int ngroups, i, r;
 
 	if ((r = policy_get(d, POLICY_USER, uid, &u)) < 0 && r != -ENOENT)
 		return r;
 	if ((u.quota < 0 || u.retention < 0) &&
-	    getpwuid_r(uid, &pw, buf, sizeof(buf), &pwp) == 0 && pwp != NULL) {
-		if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &ngroups) < 0)
-			ngroups = POLICY_GROUPS_MAX;	/* the first ones */
+	    policy_account(uid, &groups, &ngroups) == 0) {
 		for (i = 0; i < ngroups; i++) {
 			r = policy_get(d, POLICY_GROUP, groups[i], &p);
 			if (r == -ENOENT)
@@ -156,11 +226,88 @@ policy_effective(struct trashd *d, uint32_t uid, struct policy *out)
 			    p.retention);
 		}
 	}
+	if ((u.quota < 0 || u.retention < 0) && (r = policy_get(d,
+	    POLICY_DEFAULT, 0, &def)) < 0 && r != -ENOENT)
+		return r;
 	out->quota = u.quota >= 0 ? u.quota : g.quota >= 0 ? g.quota :
-	    (int64_t)d->conf->quota;
+	    def.quota >= 0 ? def.quota : (int64_t)d->conf->quota;
 	out->retention = u.retention >= 0 ? u.retention : g.retention >= 0 ?
-	    g.retention : d->conf->retention;
+	    g.retention : def.retention >= 0 ? def.retention :
+	    d->conf->retention;
 	return 0;
+}
+
+/*
+ * The watermark set over the socket for filesystem @fs_id (0: the one for
+ * every filesystem) in *@wm; -ENOENT if none.
+ */
+int
+policy_get_watermark(struct trashd *d, int64_t fs_id, int *wm)
+{
+	static const char sql[] =
+	    "SELECT watermark FROM watermarks WHERE fs_id = ?1";
+	sqlite3_stmt *st;
+	int r;
+
+	if ((st = db_stmt(d->db, sql)) == NULL)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, fs_id);
+	if ((r = db_row(d->db, st)) <= 0)
+		return r == 0 ? -ENOENT : r;
+	*wm = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	return 0;
+}
+
+/*
+ * Set (@wm 0 to 100: percent free, 0 off) or unset (@wm -1) the watermark
+ * of filesystem @fs (NULL: the one for every filesystem); audited.
+ */
+int
+policy_set_watermark(struct trashd *d, const struct tfs *fs, int wm,
+    int64_t actor_uid, int64_t actor_pid)
+{
+	static const char set[] =
+	    "INSERT INTO watermarks (fs_id, watermark) VALUES (?1, ?2) "
+	    "ON CONFLICT (fs_id) DO UPDATE SET watermark = excluded.watermark";
+	static const char unset[] = "DELETE FROM watermarks WHERE fs_id = ?1";
+	char *target, result[64];
+	sqlite3_stmt *st;
+	int r;
+
+	if (wm < -1 || wm > 100)
+		return -EINVAL;
+	xasprintf(&target, "watermark %s", fs != NULL ? fs->path : "all");
+	if ((st = db_stmt(d->db, wm < 0 ? unset : set)) == NULL) {
+		free(target);
+		return -EIO;
+	}
+	sqlite3_bind_int64(st, 1, fs != NULL ? fs->id : 0);
+	if (wm >= 0)
+		sqlite3_bind_int(st, 2, wm);
+	r = db_done(d->db, st);
+	if (wm < 0)
+		snprintf(result, sizeof(result), "%s: unset",
+		    r < 0 ? "failed" : "ok");
+	else
+		snprintf(result, sizeof(result), "%s: watermark=%d%%",
+		    r < 0 ? "failed" : "ok", wm);
+	audit_log(d, actor_uid, actor_pid, wm < 0 ? "policy-unset" :
+	    "policy-set", target, result);
+	free(target);
+	return r;
+}
+
+/* The watermark in force on @fs, percent free (0: off). */
+unsigned
+policy_fs_watermark(struct trashd *d, const struct tfs *fs)
+{
+	int wm;
+
+	if (policy_get_watermark(d, fs->id, &wm) == 0 ||
+	    policy_get_watermark(d, 0, &wm) == 0)
+		return (unsigned)wm;
+	return fs->watermark;
 }
 
 /*
@@ -232,20 +379,41 @@ policy_purge_id(struct trashd *d, int64_t id, int64_t actor_uid,
 	return r;
 }
 
+/*
+ * The next page of the rows of @f, oldest first: the rows after the last
+ * one of @l, which is freed first (start with it empty).  An empty @l:
+ * no more.  Rows change state under a walk; their order does not.
+ */
 static int
-policy_purge_list(struct trashd *d, struct tfs *fs, struct entry_list *l,
+policy_page(struct trashd *d, struct index_filter *f, struct entry_list *l)
+{
+	if (l->n > 0) {
+		f->after_ns = l->v[l->n - 1].deleted_ns;
+		f->after_id = l->v[l->n - 1].id;
+	}
+	entry_list_free(l);
+	f->limit = POLICY_PAGE;
+	return index_list(d->db, f, l);
+}
+
+static int
+policy_purge_all(struct trashd *d, struct tfs *fs, struct index_filter *f,
     const char *reason)
 {
+	struct entry_list l = { 0 };
 	size_t i;
 	int r;
 
-	for (i = 0; i < l->n; i++) {
-		r = policy_purge(d, fs, &l->v[i], reason, 0, getpid());
-		if (r < 0 && r != -ESTALE && r != -ENOENT)
-			log_warnx("policy: %s: %s: %s", fs->path, reason,
-			    strerror(-r));
+	while ((r = policy_page(d, f, &l)) == 0 && l.n > 0) {
+		for (i = 0; i < l.n; i++) {
+			r = policy_purge(d, fs, &l.v[i], reason, 0, getpid());
+			if (r < 0 && r != -ESTALE && r != -ENOENT)
+				log_warnx("policy: %s: %s: %s", fs->path,
+				    reason, strerror(-r));
+		}
 	}
-	return 0;
+	entry_list_free(&l);
+	return r;
 }
 
 /* +s entries past the grace period are wiped. */
@@ -254,30 +422,29 @@ policy_secure(struct trashd *d, struct tfs *fs, int64_t now)
 {
 	struct index_filter f = { .fs_id = fs->id, .uid = -1,
 	    .states = ENTRY_LIVE, .flags_set = FS_SECRM_FL };
-	struct entry_list l;
-	size_t i;
+	struct entry_list l = { 0 };
+	size_t i, n = 0;
 	int r;
 
 	f.before_ns = now - d->conf->grace * NSEC_PER_SEC + 1;
-	if ((r = index_list(d->db, &f, &l)) < 0)
-		return r;
-	for (i = 0; i < l.n; i++) {
-		if ((r = wipe_stage(d, fs, &l.v[i], "secure-delete")) < 0 &&
-		    r != -ESTALE && r != -ENOENT)
-			log_warnx("policy: %s: wipe: %s", fs->path,
-			    strerror(-r));
+	while ((r = policy_page(d, &f, &l)) == 0 && l.n > 0) {
+		for (i = 0; i < l.n; i++, n++) {
+			r = wipe_stage(d, fs, &l.v[i], "secure-delete");
+			if (r < 0 && r != -ESTALE && r != -ENOENT)
+				log_warnx("policy: %s: wipe: %s", fs->path,
+				    strerror(-r));
+		}
 	}
-	if (l.n > 0)
-		wipe_kick(d);
 	entry_list_free(&l);
-	return 0;
+	if (n > 0)
+		wipe_kick(d);
+	return r;
 }
 
 int
 policy_retention(struct trashd *d, struct tfs *fs, int64_t now)
 {
-	struct index_filter f = { .fs_id = fs->id, .states = ENTRY_LIVE };
-	struct entry_list l;
+	struct index_filter f;
 	struct usage *u = NULL;
 	struct policy p;
 	size_t n = 0, i;
@@ -290,12 +457,13 @@ policy_retention(struct trashd *d, struct tfs *fs, int64_t now)
 			goto out;
 		if (p.retention == 0)
 			continue;
+		memset(&f, 0, sizeof(f));
+		f.fs_id = fs->id;
+		f.states = ENTRY_LIVE;
 		f.uid = u[i].uid;
 		f.before_ns = now - p.retention * NSEC_PER_SEC;
-		if ((r = index_list(d->db, &f, &l)) < 0)
+		if ((r = policy_purge_all(d, fs, &f, "retention")) < 0)
 			goto out;
-		policy_purge_list(d, fs, &l, "retention");
-		entry_list_free(&l);
 	}
 	r = 0;
 out:
@@ -306,8 +474,8 @@ out:
 int
 policy_quota(struct trashd *d, struct tfs *fs)
 {
-	struct index_filter f = { .fs_id = fs->id, .states = ENTRY_LIVE };
-	struct entry_list l;
+	struct index_filter f;
+	struct entry_list l = { 0 };
 	struct usage *u = NULL;
 	struct policy p;
 	size_t n = 0, i, j;
@@ -321,15 +489,20 @@ policy_quota(struct trashd *d, struct tfs *fs)
 			goto out;
 		if (p.quota == 0 || u[i].bytes <= p.quota)
 			continue;
+		memset(&f, 0, sizeof(f));
+		f.fs_id = fs->id;
+		f.states = ENTRY_LIVE;
 		f.uid = u[i].uid;
-		if ((r = index_list(d->db, &f, &l)) < 0)
-			goto out;
 		/* Oldest first, until the rest fits. */
-		for (j = 0, bytes = u[i].bytes; j < l.n && bytes > p.quota;
-		    j++) {
-			r = policy_purge(d, fs, &l.v[j], "quota", 0, getpid());
-			if (r == 0)
-				bytes -= l.v[j].size;
+		bytes = u[i].bytes;
+		while (bytes > p.quota && policy_page(d, &f, &l) == 0 &&
+		    l.n > 0) {
+			for (j = 0; j < l.n && bytes > p.quota; j++) {
+				r = policy_purge(d, fs, &l.v[j], "quota", 0,
+				    getpid());
+				if (r == 0)
+					bytes -= l.v[j].size;
+			}
 		}
 		entry_list_free(&l);
 	}
@@ -351,37 +524,199 @@ policy_watermark(struct trashd *d, struct tfs *fs, uint64_t total,
 {
 	struct index_filter f = { .fs_id = fs->id, .uid = -1,
 	    .states = ENTRY_STATE_MASK(ENTRY_WIPING) };
-	struct entry_list l;
+	struct entry_list l = { 0 };
 	long double want;
+	unsigned wm = policy_fs_watermark(d, fs);
 	int64_t need;
 	size_t i;
 	int r;
 
-	if (fs->watermark == 0 || total == 0)
+	if (wm == 0 || total == 0)
 		return 0;
-	want = (long double)total * fs->watermark / 100;
+	want = (long double)total * wm / 100;
 	if ((long double)avail >= want)
 		return 0;
 	need = (int64_t)(want - (long double)avail);
-	if ((r = index_list(d->db, &f, &l)) < 0)
-		return r;
-	for (i = 0; i < l.n; i++)
-		need -= l.v[i].alloc;
+	while (need > 0 && (r = policy_page(d, &f, &l)) == 0 && l.n > 0)
+		for (i = 0; i < l.n; i++)
+			need -= l.v[i].alloc;
 	entry_list_free(&l);
 	if (need <= 0)
 		return 0;
 	log_info("policy: %s: free space below %u%%: purging %" PRId64
-	    " bytes", fs->path, fs->watermark, need);
+	    " bytes", fs->path, wm, need);
+	memset(&f, 0, sizeof(f));
+	f.fs_id = fs->id;
+	f.uid = -1;
 	f.states = ENTRY_LIVE;
-	if ((r = index_list(d->db, &f, &l)) < 0)
-		return r;
-	for (i = 0; i < l.n && need > 0; i++) {
-		r = policy_purge(d, fs, &l.v[i], "watermark", 0, getpid());
-		if (r == 0)
-			need -= l.v[i].alloc;
+	while (need > 0 && (r = policy_page(d, &f, &l)) == 0 && l.n > 0) {
+		for (i = 0; i < l.n && need > 0; i++) {
+			r = policy_purge(d, fs, &l.v[i], "watermark", 0,
+			    getpid());
+			if (r == 0)
+				need -= l.v[i].alloc;
+		}
 	}
 	entry_list_free(&l);
 	return 0;
+}
+
+/*
+ * The min-age policy: an entry deleted less than min-age after it was
+ * born is purged at once (a +s one wiped).  Only a birth time that the
+ * filesystem records counts: the move into the trash resets ctime, and
+ * mtime is the last write, not the creation (an old file edited just
+ * before its deletion would pass for young).  Without one the entry is
+ * kept, and so is one "deleted before it was born" (a clock step).
+ */
+bool
+policy_too_young(int64_t min_age, int64_t born_ns, int64_t deleted_ns)
+{
+	if (min_age <= 0 || born_ns < 0 || deleted_ns < born_ns)
+		return false;
+	return deleted_ns - born_ns < min_age * NSEC_PER_SEC;
+}
+
+/*
+ * Queue new entry @id (the scan may not purge or wipe itself) for the
+ * next policy run.  Past the queue's bound a full run is due instead,
+ * and a young entry past it is kept (safe, and logged).
+ */
+void
+policy_new_entry(struct trashd *d, int64_t id, bool young)
+{
+	if (d->nfresh == POLICY_NEW_MAX) {
+		if (young)
+			log_warnx("policy: min-age: more than %d new entries "
+			    "at once: keeping entry %" PRId64, POLICY_NEW_MAX,
+			    id);
+		d->policy_full = true;
+		return;
+	}
+	if (d->nfresh == d->fresh_cap) {
+		d->fresh_cap = d->fresh_cap ? d->fresh_cap * 2 : 64;
+		d->fresh = xreallocarray(d->fresh, d->fresh_cap,
+		    sizeof(*d->fresh));
+	}
+	d->fresh[d->nfresh].id = id;
+	d->fresh[d->nfresh].young = young;
+	d->nfresh++;
+}
+
+/* The owners of new entries whose quota is checked, and how many. */
+struct policy_user {
+	struct tfs	*fs;
+	uint32_t	 uid;
+};
+#define POLICY_USERS_MAX	64
+
+static int
+policy_quota_user(struct trashd *d, struct tfs *fs, uint32_t uid)
+{
+	struct index_filter f = { .fs_id = fs->id, .uid = uid,
+	    .states = ENTRY_LIVE };
+	struct entry_list l = { 0 };
+	struct policy p;
+	struct usage u;
+	size_t j;
+	int64_t bytes;
+	int r;
+
+	if ((r = policy_effective(d, uid, &p)) < 0)
+		return r;
+	if (p.quota == 0)
+		return 0;
+	if ((r = index_usage(d->db, fs->id, uid, &u)) < 0)
+		return r;
+	/* Oldest first, until the rest fits. */
+	bytes = u.bytes;
+	while (bytes > p.quota && (r = policy_page(d, &f, &l)) == 0 &&
+	    l.n > 0) {
+		for (j = 0; j < l.n && bytes > p.quota; j++)
+			if (policy_purge(d, fs, &l.v[j], "quota", 0,
+			    getpid()) == 0)
+				bytes -= l.v[j].size;
+	}
+	entry_list_free(&l);
+	return r;
+}
+
+/*
+ * What entries new since the last run can trigger, for those entries
+ * only: the min-age purge, the wipe of a +s one whose grace is over (0s:
+ * at once), the quota of the users who got them, the watermark (cheap
+ * unless crossed).  Its cost follows the new entries, not the index: a
+ * burst of deletions into a large trash does not pay for runs over all
+ * of it.  Retention and grace periods ending later are the full run's.
+ */
+int
+policy_fresh(struct trashd *d, int64_t now)
+{
+	struct policy_user users[POLICY_USERS_MAX];
+	struct statvfs sv;
+	struct entry e;
+	struct tfs *fs;
+	size_t nusers = 0, i, k, nwipe = 0;
+	bool every_user = false;
+	int r;
+
+	if (d->nfresh == 0)
+		return 0;
+	if ((r = db_begin(d->db)) < 0)
+		return r;
+	/* A purge that finds the index stale rescans: the queue may grow. */
+	for (i = 0; i < d->nfresh; i++) {
+		if (index_get(d->db, d->fresh[i].id, &e) < 0)
+			continue;
+		fs = daemon_fs(d, e.fs_id);
+		if (fs == NULL || e.state != ENTRY_TRASHED) {
+			entry_clear(&e);
+			continue;
+		}
+		if (d->fresh[i].young) {
+			r = policy_purge(d, fs, &e, "min-age", 0, getpid());
+			if (r < 0 && r != -ESTALE && r != -ENOENT)
+				log_warnx("policy: %s: min-age: %s", fs->path,
+				    strerror(-r));
+		} else if ((e.flags & FS_SECRM_FL) && e.deleted_ns <
+		    now - d->conf->grace * NSEC_PER_SEC + 1) {
+			r = wipe_stage(d, fs, &e, "secure-delete");
+			if (r < 0 && r != -ESTALE && r != -ENOENT)
+				log_warnx("policy: %s: wipe: %s", fs->path,
+				    strerror(-r));
+			nwipe++;
+		} else {
+			for (k = 0; k < nusers; k++)
+				if (users[k].fs == fs &&
+				    users[k].uid == e.trash_uid)
+					break;
+			if (k == nusers && nusers < POLICY_USERS_MAX) {
+				users[nusers].fs = fs;
+				users[nusers++].uid = e.trash_uid;
+			} else if (k == nusers) {
+				every_user = true;
+			}
+		}
+		entry_clear(&e);
+	}
+	d->nfresh = 0;
+	if (nwipe > 0)
+		wipe_kick(d);
+	for (k = 0; k < nusers && !every_user; k++)
+		if ((r = policy_quota_user(d, users[k].fs, users[k].uid)) < 0)
+			log_warnx("policy: %s: quota: %s", users[k].fs->path,
+			    strerror(-r));
+	for (i = 0; i < d->nfs; i++) {
+		fs = &d->fs[i];
+		if (every_user && (r = policy_quota(d, fs)) < 0)
+			log_warnx("policy: %s: quota: %s", fs->path,
+			    strerror(-r));
+		if (fstatvfs(fs->rootfd, &sv) == 0)
+			(void)policy_watermark(d, fs,
+			    (uint64_t)sv.f_blocks * sv.f_frsize,
+			    (uint64_t)sv.f_bavail * sv.f_frsize);
+	}
+	return db_commit(d->db);
 }
 
 int
@@ -392,6 +727,9 @@ policy_run(struct trashd *d, int64_t now)
 	size_t i;
 	int r, ret = 0;
 
+	/* The new entries first: min-age purges are theirs alone. */
+	if ((r = policy_fresh(d, now)) < 0)
+		ret = r;
 	for (i = 0; i < d->nfs; i++) {
 		fs = &d->fs[i];
 		if ((r = db_begin(d->db)) < 0)

@@ -23,6 +23,9 @@
 
 #include "trashd.h"
 
+/* Names scanned per transaction (see scan_dir()). */
+#define SCAN_BATCH	4096
+
 /* "SECONDS.NANOSECONDS" in decimal, as the kernel writes it. */
 static int
 scan_parse_time(const char *s, size_t len, int64_t *out)
@@ -94,6 +97,24 @@ scan_read_meta(int fd, const struct stat *st, struct entry *e)
 	    (int64_t)(uint32_t)gen;
 }
 
+/*
+ * The inode's birth time (statx btime), for the min-age policy; -ENODATA
+ * when the filesystem does not record one.
+ */
+int
+scan_birth_ns(int fd, int64_t *out)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BTIME,
+	    &stx) < 0)
+		return -errno;
+	if (!(stx.stx_mask & STATX_BTIME))
+		return -ENODATA;
+	*out = stx.stx_btime.tv_sec * NSEC_PER_SEC + stx.stx_btime.tv_nsec;
+	return 0;
+}
+
 static int
 scan_mark_seen(struct trashd *d, int64_t id)
 {
@@ -118,6 +139,7 @@ scan_entry(struct trashd *d, struct tfs *fs, struct tuid *tu,
 	struct entry e = { 0 }, old = { 0 };
 	struct stat st;
 	char *target;
+	int64_t born = -1;
 	int fd = -1, r;
 
 	if (id != NULL)
@@ -180,7 +202,10 @@ scan_entry(struct trashd *d, struct tfs *fs, struct tuid *tu,
 	target = audit_entry_target(fs, &e);
 	audit_log(d, e.deleter_uid, 0, "trashed", target, "ok");
 	free(target);
-	daemon_policy_soon(d);
+	policy_new_entry(d, e.id, d->conf->min_age > 0 &&
+	    scan_birth_ns(fd, &born) == 0 &&
+	    policy_too_young(d->conf->min_age, born, e.deleted_ns));
+	daemon_policy_new(d);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -225,13 +250,19 @@ scan_gone(struct trashd *d, struct tfs *fs, struct tuid *tu, const char *name)
 	return r;
 }
 
-/* Every name in @tu, marking each row seen. */
+/*
+ * Every name in @tu, marking each row seen.  A scan of its own (not one
+ * nested in a caller's transaction) commits every SCAN_BATCH names: a
+ * large trash is not indexed in one huge transaction, which SQLite would
+ * spill to the WAL over and over.  What is committed is true either way.
+ */
 static int
 scan_dir(struct trashd *d, struct tfs *fs, struct tuid *tu)
 {
 	struct dirent *de;
 	DIR *dir = NULL;
 	int64_t id;
+	size_t n = 0;
 	int fd, r = 0;
 
 	if ((fd = openat(tu->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
@@ -248,9 +279,13 @@ scan_dir(struct trashd *d, struct tfs *fs, struct tuid *tu)
 		if ((r = scan_entry(d, fs, tu, de->d_name, &id)) < 0) {
 			log_warnx("scan: %s/.trash/%u: %s", fs->path, tu->uid,
 			    strerror(-r));
+			r = 0;
 			continue;	/* one bad entry stops nothing */
 		}
 		if (id != 0 && (r = scan_mark_seen(d, id)) < 0)
+			break;
+		if (++n % SCAN_BATCH == 0 && ((r = db_commit(d->db)) < 0 ||
+		    (r = db_begin(d->db)) < 0))
 			break;
 	}
 	if (de == NULL && errno != 0)
@@ -259,38 +294,42 @@ scan_dir(struct trashd *d, struct tfs *fs, struct tuid *tu)
 	return r < 0 ? r : 0;
 }
 
-/* Live rows of @fs (of @uid, -1: all) not seen by this scan have left. */
+/*
+ * Live rows of @fs (of @uid, -1: all) not seen by this scan have left.
+ * Only their ids are held (the rows of a large trash are not): the
+ * select is finished before any of them is updated.
+ */
 static int
 scan_sweep(struct trashd *d, struct tfs *fs, int64_t uid)
 {
-	struct index_filter f = { .fs_id = fs->id, .uid = uid,
-	    .states = ENTRY_LIVE };
 	static const char sql[] =
-	    "SELECT count(*) FROM temp.scan_seen WHERE id = ?1";
-	struct entry_list l;
+	    "SELECT id FROM entries WHERE fs_id = ?1 AND "
+	    "(?2 < 0 OR trash_uid = ?2) AND state = 'trashed' AND "
+	    "id NOT IN (SELECT id FROM temp.scan_seen)";
+	struct entry e;
 	sqlite3_stmt *st;
-	size_t i;
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0, i;
 	int r;
 
-	if ((r = index_list(d->db, &f, &l)) < 0)
-		return r;
-	for (i = 0; i < l.n; i++) {
-		if ((st = db_stmt(d->db, sql)) == NULL) {
-			r = -EIO;
-			break;
+	if ((st = db_stmt(d->db, sql)) == NULL)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, fs->id);
+	sqlite3_bind_int64(st, 2, uid);
+	while ((r = db_row(d->db, st)) > 0) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			ids = xreallocarray(ids, cap, sizeof(*ids));
 		}
-		sqlite3_bind_int64(st, 1, l.v[i].id);
-		if ((r = db_row(d->db, st)) <= 0) {
-			r = r == 0 ? -EIO : r;
-			break;
-		}
-		r = sqlite3_column_int(st, 0);
-		sqlite3_reset(st);
-		if (r == 0 && (r = scan_vanished(d, fs, &l.v[i])) < 0)
-			break;
-		r = 0;
+		ids[n++] = sqlite3_column_int64(st, 0);
 	}
-	entry_list_free(&l);
+	for (i = 0; i < n && r == 0; i++) {
+		if ((r = index_get(d->db, ids[i], &e)) < 0)
+			break;
+		r = scan_vanished(d, fs, &e);
+		entry_clear(&e);
+	}
+	free(ids);
 	return r;
 }
 

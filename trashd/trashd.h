@@ -76,6 +76,7 @@ struct config {
 	int64_t		 retention;	/* seconds, 0: forever */
 	unsigned	 watermark;	/* percent free, 0: off */
 	int64_t		 grace;		/* seconds before a +s entry is wiped */
+	int64_t		 min_age;	/* deleted younger: purged, 0: off */
 	unsigned	 wipe_passes;
 	bool		 wipe_zero;
 	bool		 wipe_verify;
@@ -167,6 +168,9 @@ struct index_filter {
 	int64_t		 before_ns;	/* deleted before, 0: any */
 	uint32_t	 flags_set;	/* all of these flags, 0: any */
 	size_t		 limit;		/* 0: no limit */
+	/* Paging: only rows after this one in list order, 0: from the start. */
+	int64_t		 after_id;
+	int64_t		 after_ns;	/* that row's deleted_ns */
 };
 
 struct usage {
@@ -216,7 +220,7 @@ struct tfs {
 	int		 trashfd;	/* held /.trash */
 	int		 wipefd;	/* held /.trash/.wipe */
 	int		 wd;		/* inotify watch on /.trash */
-	unsigned	 watermark;
+	unsigned	 watermark;	/* the config's; policy_fs_watermark() */
 	uint32_t	 promises;	/* WIPE_LOW_* of the fs and its device */
 	struct tuid	**uids;		/* pointers stay valid */
 	size_t		 nuids;
@@ -260,10 +264,16 @@ struct trashd {
 	size_t		 nfs;
 	int		 inotify_fd;
 	struct event	*inotify_ev;
+	struct event	*inotify_batch;	/* reads events a little later */
 	struct event	*policy_ev;
 	struct wipe_worker *worker;
 	bool		 rescan;	/* a full scan is due */
 	struct control	*control;	/* NULL: no control socket */
+	struct policy_new *fresh;	/* entries new since the last run */
+	size_t		 nfresh;
+	size_t		 fresh_cap;
+	bool		 policy_full;	/* a full policy run is due */
+	int64_t		 policy_due;	/* the next periodic full run */
 };
 
 int	 daemon_open(struct trashd *, struct config *, struct event_base *,
@@ -272,6 +282,7 @@ void	 daemon_close(struct trashd *);
 int	 daemon_reload(struct trashd *, struct config *);
 struct tfs *daemon_fs(struct trashd *, int64_t fs_id);
 void	 daemon_policy_soon(struct trashd *);
+void	 daemon_policy_new(struct trashd *);
 
 /* ---- audit.c ---- */
 struct audit_row {
@@ -304,6 +315,7 @@ int	 audit_search(struct trashd *, const struct audit_filter *,
 	    struct audit_row **, size_t *);
 
 /* ---- scan.c ---- */
+int	 scan_birth_ns(int fd, int64_t *);
 int	 scan_entry(struct trashd *, struct tfs *, struct tuid *,
 	    const char *name, int64_t *id);
 int	 scan_gone(struct trashd *, struct tfs *, struct tuid *,
@@ -324,6 +336,7 @@ void	 watch_overflow(struct trashd *);
 enum policy_kind {
 	POLICY_USER,
 	POLICY_GROUP,
+	POLICY_DEFAULT,		/* the admins' defaults, over the config's */
 };
 
 struct policy {
@@ -338,6 +351,10 @@ int	 policy_get(struct trashd *, enum policy_kind, uint32_t id,
 int	 policy_unset(struct trashd *, enum policy_kind, uint32_t id,
 	    int64_t actor_uid, int64_t actor_pid);
 int	 policy_effective(struct trashd *, uint32_t uid, struct policy *);
+int	 policy_get_watermark(struct trashd *, int64_t fs_id, int *);
+int	 policy_set_watermark(struct trashd *, const struct tfs *, int wm,
+	    int64_t actor_uid, int64_t actor_pid);
+unsigned policy_fs_watermark(struct trashd *, const struct tfs *);
 int	 policy_purge(struct trashd *, struct tfs *, const struct entry *,
 	    const char *reason, int64_t actor_uid, int64_t actor_pid);
 int	 policy_purge_id(struct trashd *, int64_t id, int64_t actor_uid,
@@ -347,6 +364,16 @@ int	 policy_retention(struct trashd *, struct tfs *, int64_t now);
 int	 policy_quota(struct trashd *, struct tfs *);
 int	 policy_watermark(struct trashd *, struct tfs *, uint64_t total,
 	    uint64_t avail);
+/* An entry indexed since the last policy run. */
+struct policy_new {
+	int64_t		 id;
+	bool		 young;		/* min-age: purge it */
+};
+
+bool	 policy_too_young(int64_t min_age, int64_t born_ns,
+	    int64_t deleted_ns);
+void	 policy_new_entry(struct trashd *, int64_t id, bool young);
+int	 policy_fresh(struct trashd *, int64_t now);
 int	 policy_run(struct trashd *, int64_t now);
 
 /* ---- wipe.c ---- */
@@ -375,6 +402,7 @@ struct wipe_report {
 	uint32_t	 promises;	/* WIPE_LOW_* */
 	unsigned	 passes;	/* passes written (zero pass included) */
 	uint64_t	 bytes;		/* bytes overwritten in all passes */
+	uint64_t	 ns;		/* the passes (and verify) took */
 	uint64_t	 nlink;		/* > 1: unlinked only, data lives on */
 	bool		 verified;
 	bool		 discarded;

@@ -22,9 +22,16 @@
 	IN_ATTRIB | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_ONLYDIR)
 /* Names that left in one batch, checked once the batch is read. */
 #define WATCH_GONE_MAX		256
+/*
+ * Events are read this long after the first of them arrives, so that a
+ * burst of deletions is indexed in a few transactions rather than one per
+ * file (each commit costs some 25 system calls): well within the second
+ * an entry may take to be indexed.
+ */
+#define WATCH_BATCH_MS		50
 
 static void
-watch_dispatch(evutil_socket_t fd, short ev, void *arg)
+watch_batch(evutil_socket_t fd, short ev, void *arg)
 {
 	struct trashd *d = arg;
 	int r;
@@ -33,6 +40,21 @@ watch_dispatch(evutil_socket_t fd, short ev, void *arg)
 	(void)ev;
 	if ((r = watch_read(d)) < 0)
 		log_warnx("watch: %s", strerror(-r));
+	if (d->inotify_ev != NULL && event_add(d->inotify_ev, NULL) < 0)
+		fatalx("watch: cannot add the inotify event");
+}
+
+/* The inotify fd is readable: read it in WATCH_BATCH_MS. */
+static void
+watch_dispatch(evutil_socket_t fd, short ev, void *arg)
+{
+	struct trashd *d = arg;
+	struct timeval tv = { 0, WATCH_BATCH_MS * 1000 };
+
+	(void)fd;
+	(void)ev;
+	if (evtimer_add(d->inotify_batch, &tv) < 0)
+		fatalx("watch: cannot add the batch timer");
 }
 
 int
@@ -42,9 +64,12 @@ watch_init(struct trashd *d)
 	if (d->inotify_fd < 0)
 		return -errno;
 	if (d->base != NULL) {
-		d->inotify_ev = event_new(d->base, d->inotify_fd,
-		    EV_READ | EV_PERSIST, watch_dispatch, d);
-		if (d->inotify_ev == NULL || event_add(d->inotify_ev, NULL))
+		/* Not persistent: watch_batch() adds it back once read. */
+		d->inotify_ev = event_new(d->base, d->inotify_fd, EV_READ,
+		    watch_dispatch, d);
+		d->inotify_batch = evtimer_new(d->base, watch_batch, d);
+		if (d->inotify_ev == NULL || d->inotify_batch == NULL ||
+		    event_add(d->inotify_ev, NULL))
 			fatalx("watch: cannot add the inotify event");
 	}
 	return 0;
@@ -58,6 +83,9 @@ watch_close(struct trashd *d)
 	if (d->inotify_ev != NULL)
 		event_free(d->inotify_ev);
 	d->inotify_ev = NULL;
+	if (d->inotify_batch != NULL)
+		event_free(d->inotify_batch);
+	d->inotify_batch = NULL;
 	if (d->inotify_fd >= 0)
 		close(d->inotify_fd);
 	d->inotify_fd = -1;

@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -47,6 +48,10 @@
 /* Extents of one file we keep track of (a 1 TiB file in 128 MiB extents
  * needs 8192); a more fragmented file is wiped without the comparison. */
 #define WIPE_EXTENTS_MAX	(1 << 20)
+/* Written bytes whose writeback is started at once (wipe_behind()). */
+#define WIPE_BEHIND		(16 * 1024 * 1024)
+/* Chunks of random data made ahead of the writer (wipe_gen). */
+#define WIPE_NBUF		4
 /* Jobs handed to one worker; the rest wait for the next one. */
 #define WIPE_JOBS_MAX		4096
 #define BTRFS_MAGIC		0x9123683EU
@@ -113,6 +118,7 @@ wipe_rng_next(struct wipe_rng *g)
 static void
 wipe_fill(struct wipe_rng *g, unsigned char *buf, size_t len)
 {
+	struct wipe_rng l;
 	uint64_t v;
 	size_t i;
 
@@ -120,14 +126,20 @@ wipe_fill(struct wipe_rng *g, unsigned char *buf, size_t len)
 		memset(buf, 0, len);
 		return;
 	}
+	/*
+	 * A local copy: stores to @buf may alias *@g, which would make the
+	 * state go through memory for every word (a third of the speed).
+	 */
+	l = *g;
 	for (i = 0; i + 8 <= len; i += 8) {
-		v = wipe_rng_next(g);
+		v = wipe_rng_next(&l);
 		memcpy(buf + i, &v, 8);
 	}
 	if (i < len) {
-		v = wipe_rng_next(g);
+		v = wipe_rng_next(&l);
 		memcpy(buf + i, &v, len - i);
 	}
+	*g = l;
 }
 
 void
@@ -385,6 +397,162 @@ struct wipe_range {
 };
 
 /*
+ * A random pass's data is made by a second thread while the first one
+ * writes it: making it costs about as much as writing it to a fast disk,
+ * and done in turn the two would halve the rate.  The thread makes the
+ * very stream that wipe_fill() makes chunk by chunk, so wipe_verify() can
+ * make it again.
+ */
+struct wipe_gen {
+	pthread_mutex_t		 lock;
+	pthread_cond_t		 cond;
+	unsigned char		**buf;		/* WIPE_NBUF of WIPE_CHUNK */
+	uint64_t		 made;		/* chunks made */
+	uint64_t		 used;		/* chunks written */
+	bool			 stop;
+	struct wipe_rng		*g;
+	const struct wipe_range	*rv;
+	size_t			 nr;
+};
+
+static void *
+wipe_gen_main(void *arg)
+{
+	struct wipe_gen *w = arg;
+	uint64_t off, len;
+	size_t i, k;
+
+	for (i = 0; i < w->nr; i++) {
+		for (off = w->rv[i].off; off < w->rv[i].end; off += len) {
+			len = w->rv[i].end - off < WIPE_CHUNK ?
+			    w->rv[i].end - off : WIPE_CHUNK;
+			pthread_mutex_lock(&w->lock);
+			while (w->made - w->used == WIPE_NBUF && !w->stop)
+				pthread_cond_wait(&w->cond, &w->lock);
+			k = w->made % WIPE_NBUF;
+			if (w->stop) {
+				pthread_mutex_unlock(&w->lock);
+				return NULL;
+			}
+			pthread_mutex_unlock(&w->lock);
+			wipe_fill(w->g, w->buf[k], len);
+			pthread_mutex_lock(&w->lock);
+			w->made++;
+			pthread_cond_broadcast(&w->cond);
+			pthread_mutex_unlock(&w->lock);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Write-behind: the disk writes a pass while it is being made, instead of
+ * all of it at the fdatasync() at its end (dd conv=fdatasync's way, which
+ * adds the two times up).  Each WIPE_BEHIND written, their writeback is
+ * started, and the one of the window before is waited for: the pass's
+ * dirty pages stay bounded.  Advisory: a failure here shows at fdatasync.
+ */
+struct wipe_wb {
+	uint64_t	start;		/* not yet handed to writeback */
+	uint64_t	prev;		/* the window handed last */
+	uint64_t	prev_len;
+};
+
+static void
+wipe_behind(int fd, struct wipe_wb *wb, uint64_t end)
+{
+	if (end < wb->start + WIPE_BEHIND)
+		return;
+	(void)sync_file_range(fd, (off_t)wb->start, (off_t)(end - wb->start),
+	    SYNC_FILE_RANGE_WRITE);
+	if (wb->prev_len > 0)
+		(void)sync_file_range(fd, (off_t)wb->prev, (off_t)wb->prev_len,
+		    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+		    SYNC_FILE_RANGE_WAIT_AFTER);
+	wb->prev = wb->start;
+	wb->prev_len = end - wb->start;
+	wb->start = end;
+}
+
+/*
+ * One pass over the ranges @rv: the stream of @g (made ahead by a
+ * wipe_gen thread when one can be had), or zeros (@g NULL).
+ */
+static int
+wipe_pass(int fd, const struct wipe_range *rv, size_t nr,
+    struct wipe_rng *g, unsigned char **buf, const struct wipe_opts *o,
+    const struct timespec *t0, uint64_t *total, struct wipe_report *rep)
+{
+	struct wipe_wb wb = { 0, 0, 0 };
+	struct wipe_gen w;
+	pthread_t tid;
+	unsigned char *p = buf[0];
+	uint64_t off, len;
+	bool threaded = false;
+	size_t i, k;
+	int r = 0;
+
+	if (g == NULL) {
+		memset(buf[0], 0, WIPE_CHUNK);
+	} else {
+		memset(&w, 0, sizeof(w));
+		w.buf = buf;
+		w.g = g;
+		w.rv = rv;
+		w.nr = nr;
+		if (pthread_mutex_init(&w.lock, NULL) == 0) {
+			if (pthread_cond_init(&w.cond, NULL) == 0) {
+				threaded = pthread_create(&tid, NULL,
+				    wipe_gen_main, &w) == 0;
+				if (!threaded)
+					pthread_cond_destroy(&w.cond);
+			}
+			if (!threaded)
+				pthread_mutex_destroy(&w.lock);
+		}
+	}
+	for (i = 0; i < nr; i++) {
+		for (off = rv[i].off; off < rv[i].end; off += len) {
+			len = rv[i].end - off < WIPE_CHUNK ? rv[i].end - off :
+			    WIPE_CHUNK;
+			if (threaded) {
+				pthread_mutex_lock(&w.lock);
+				while (w.made == w.used)
+					pthread_cond_wait(&w.cond, &w.lock);
+				k = w.used % WIPE_NBUF;
+				pthread_mutex_unlock(&w.lock);
+				p = buf[k];
+			} else if (g != NULL) {
+				wipe_fill(g, buf[0], len);
+			}
+			if ((r = wipe_pwrite(fd, p, len, off)) < 0)
+				goto out;
+			wipe_behind(fd, &wb, off + len);
+			if (threaded) {
+				pthread_mutex_lock(&w.lock);
+				w.used++;
+				pthread_cond_broadcast(&w.cond);
+				pthread_mutex_unlock(&w.lock);
+			}
+			*total += len;
+			rep->bytes += len;
+			wipe_throttle(t0, *total, o->rate);
+		}
+	}
+out:
+	if (threaded) {
+		pthread_mutex_lock(&w.lock);
+		w.stop = true;
+		pthread_cond_broadcast(&w.cond);
+		pthread_mutex_unlock(&w.lock);
+		pthread_join(tid, NULL);
+		pthread_cond_destroy(&w.cond);
+		pthread_mutex_destroy(&w.lock);
+	}
+	return r;
+}
+
+/*
  * Read back what the last pass wrote (@seed: its stream, NULL: zeros),
  * past the page cache: O_DIRECT, or dropped pages where it is refused.
  */
@@ -455,11 +623,11 @@ wipe_overwrite(int fd, const struct wipe_opts *o, struct wipe_report *rep)
 	struct wipe_extent *before = NULL, *after = NULL;
 	struct wipe_range *rv = NULL;
 	struct wipe_rng g, seed, *gp;
-	unsigned char *buf = NULL, *buf2 = NULL;
-	struct timespec t0;
+	unsigned char *buf[WIPE_NBUF] = { NULL };
+	struct timespec t0, t1;
 	struct stat st;
 	size_t nbefore = 0, nafter = 0, nr = 0, i;
-	uint64_t limit, off, len, total = 0;
+	uint64_t limit, total = 0;
 	unsigned pass, npass;
 	bool have_map;
 	int fl = 0, r;
@@ -506,9 +674,9 @@ wipe_overwrite(int fd, const struct wipe_opts *o, struct wipe_report *rep)
 			nr++;
 		}
 	}
-	if (posix_memalign((void **)&buf, 4096, WIPE_CHUNK) != 0 ||
-	    posix_memalign((void **)&buf2, 4096, WIPE_CHUNK) != 0)
-		fatalx("wipe: out of memory");
+	for (i = 0; i < WIPE_NBUF; i++)
+		if (posix_memalign((void **)&buf[i], 4096, WIPE_CHUNK) != 0)
+			fatalx("wipe: out of memory");
 	npass = o->passes + (o->zero ? 1 : 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (pass = 0; pass < npass; pass++) {
@@ -521,31 +689,29 @@ wipe_overwrite(int fd, const struct wipe_opts *o, struct wipe_report *rep)
 			seed = g;
 			gp = &g;
 		}
-		for (i = 0; i < nr; i++) {
-			for (off = rv[i].off; off < rv[i].end; off += len) {
-				len = rv[i].end - off < WIPE_CHUNK ?
-				    rv[i].end - off : WIPE_CHUNK;
-				wipe_fill(gp, buf, len);
-				if ((r = wipe_pwrite(fd, buf, len, off)) < 0)
-					goto out;
-				total += len;
-				rep->bytes += len;
-				wipe_throttle(&t0, total, o->rate);
-			}
-		}
+		if ((r = wipe_pass(fd, rv, nr, gp, buf, o, &t0, &total,
+		    rep)) < 0)
+			goto out;
 		if (fdatasync(fd) < 0) {
 			r = -errno;
 			goto out;
 		}
-		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		/* The next pass or the verify must not be served from the
+		 * cache; after the last, the unlink frees the pages. */
+		if (pass + 1 < npass || o->verify)
+			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 		rep->passes++;
 	}
 	if (o->verify) {
-		r = wipe_verify(fd, rv, nr, o->zero ? NULL : &seed, buf, buf2);
+		r = wipe_verify(fd, rv, nr, o->zero ? NULL : &seed, buf[0],
+		    buf[1]);
 		if (r < 0)
 			goto out;
 		rep->verified = true;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rep->ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * NSEC_PER_SEC +
+	    (t1.tv_nsec - t0.tv_nsec));
 	if (have_map) {
 		if ((r = wipe_fiemap(fd, &after, &nafter)) < 0)
 			goto out;
@@ -558,8 +724,8 @@ wipe_overwrite(int fd, const struct wipe_opts *o, struct wipe_report *rep)
 	r = 0;
 out:
 	free(rv);
-	free(buf);
-	free(buf2);
+	for (i = 0; i < WIPE_NBUF; i++)
+		free(buf[i]);
 	free(before);
 	free(after);
 	return r;
@@ -793,7 +959,8 @@ wipe_record(struct trashd *d, struct tfs *fs, int64_t id, const char *name,
 		snprintf(method, sizeof(method), "none");
 	} else {
 		snprintf(result, sizeof(result), "ok: %u passes, %" PRIu64
-		    " bytes%s%s", rep->passes, rep->bytes,
+		    " bytes in %.3f s%s%s", rep->passes, rep->bytes,
+		    (double)rep->ns / NSEC_PER_SEC,
 		    rep->verified ? ", verified" : "",
 		    rep->discarded ? ", discarded" : "");
 	}

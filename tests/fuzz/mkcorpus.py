@@ -5,7 +5,7 @@
 # bytes the peer sends.  The numbers are common/proto.h's.
 import os, struct, sys
 
-V = 1
+V = 2
 T = dict(status=100, list=101, restore=102, wipe=103, empty=104, quota=105,
          policy_get=106, policy_set=107, audit=108, ok=200)
 NUM = ["none", "id", "uid", "all", "before", "since", "version", "overwrite",
@@ -59,6 +59,15 @@ seeds = {
                    ("quota", 1 << 20), ("retention", 86400)])),
     "policy-unset": (3, msg("policy_set", [("kind", 0), ("xid", 4242),
                      ("quota", -1), ("retention", -1)])),
+    "policy-set-default": (3, msg("policy_set", [("kind", 2),
+                           ("quota", 1 << 30), ("retention", -1),
+                           ("watermark", 5)])),
+    "policy-set-watermark-fs": (4, msg("policy_set", [("kind", 2),
+                                ("watermark", 12), ("fs", FS)])),
+    "policy-unset-watermark": (3, msg("policy_set", [("kind", 2),
+                               ("watermark", -1), ("fs", FS + "/home")])),
+    "policy-set-watermark-user": (3, msg("policy_set", [("kind", 0),
+                                  ("xid", 1), ("watermark", 50)])),
     "audit": (3, msg("audit", [("uid", 4242), ("action", "ctl-list"),
               ("since", 0), ("before", 1 << 62), ("limit", 5)])),
     "pipelined": (0, msg("status") + msg("list") + msg("quota")),

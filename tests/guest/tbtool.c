@@ -11,18 +11,24 @@
 #include <grp.h>
 #include <linux/fs.h>
 #include <linux/io_uring.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The control socket's numbers: the one shared header, never a copy. */
+#include "../../common/proto.h"
 
 static const char *errname(int e)
 {
@@ -160,6 +166,146 @@ static int cmd_runas(int argc, char **argv)
 		return fail("runas", argv[0]);
 	execvp(argv[2], argv + 2);
 	return fail("exec", argv[2]);
+}
+
+/*
+ * tbtool runas-groups UID GID G1,G2,... CMD [ARG...]: with those
+ * supplementary groups
+ */
+static int cmd_runas_groups(int argc, char **argv)
+{
+	gid_t groups[64];
+	size_t n = 0;
+	char *p = argv[2], *end;
+
+	if (argc < 4)
+		return 2;
+	while (*p && n < 64) {
+		groups[n++] = strtoul(p, &end, 10);
+		p = *end == ',' ? end + 1 : end;
+		if (end == p && *p)
+			return 2;
+	}
+	if (setgroups(n, groups) < 0 ||
+	    setresgid(strtoul(argv[1], NULL, 10), strtoul(argv[1], NULL, 10),
+		      strtoul(argv[1], NULL, 10)) < 0 ||
+	    setresuid(strtoul(argv[0], NULL, 10), strtoul(argv[0], NULL, 10),
+		      strtoul(argv[0], NULL, 10)) < 0)
+		return fail("runas-groups", argv[0]);
+	execvp(argv[3], argv + 3);
+	return fail("exec", argv[3]);
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static unsigned int get_be(const unsigned char *p, int n)
+{
+	unsigned int v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | *p++;
+	return v;
+}
+
+/*
+ * tbtool sock PATH HEX [HOLD]: a raw control socket client.  Connects,
+ * sends the bytes HEX (spaces allowed), waits HOLD seconds (default 0),
+ * shuts its side and prints every reply message until the daemon closes
+ * or 20 s pass: "TYPE ERRNO MESSAGE" for errors, "TYPE" for the others,
+ * then "eof" or "timeout".
+ */
+static int cmd_sock(int argc, char **argv)
+{
+	static unsigned char out[PROTO_HDR_LEN + PROTO_MSG_MAX + 4096];
+	static unsigned char in[1 << 20];
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	size_t n = 0, len = 0, off;
+	struct pollfd pfd;
+	const char *h;
+	ssize_t r;
+	int fd, hi, lo;
+
+	if (argc < 2 || argc > 3 || strlen(argv[0]) >= sizeof(sun.sun_path))
+		return 2;
+	for (h = argv[1]; *h; h++) {
+		if (*h == ' ')
+			continue;
+		hi = hexval(h[0]);
+		lo = h[1] ? hexval(h[1]) : -1;
+		if (hi < 0 || lo < 0 || n == sizeof(out))
+			return 2;
+		out[n++] = (unsigned char)(hi << 4 | lo);
+		h++;
+	}
+	strcpy(sun.sun_path, argv[0]);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+		return fail("connect", argv[0]);
+	if (n > 0 && send(fd, out, n, MSG_NOSIGNAL) != (ssize_t)n)
+		return fail("send", argv[0]);
+	if (argc == 3)
+		sleep(atoi(argv[2]));
+	shutdown(fd, SHUT_WR);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	for (;;) {
+		if (poll(&pfd, 1, 20000) <= 0) {
+			printf("timeout\n");
+			break;
+		}
+		r = recv(fd, in + len, sizeof(in) - len, 0);
+		if (r <= 0) {
+			printf("eof\n");
+			break;
+		}
+		len += (size_t)r;
+		/* Whole messages, as they come. */
+		while (len >= PROTO_HDR_LEN &&
+		       len - PROTO_HDR_LEN >= get_be(in + 4, 4)) {
+			unsigned int type = get_be(in + 2, 2);
+			unsigned int mlen = get_be(in + 4, 4);
+			long long err = 0;
+			const char *msg = "";
+			char mbuf[PROTO_STR_MAX + 1];
+
+			for (off = 0; off + 4 <= mlen;) {
+				unsigned int tag = get_be(in + 8 + off, 2);
+				unsigned int alen = get_be(in + 10 + off, 2);
+				const unsigned char *v = in + 12 + off;
+
+				if (off + 4 + alen > mlen)
+					break;
+				if (tag == A_ERRNO && alen == 8)
+					err = (long long)(((unsigned long long)
+						get_be(v, 4) << 32) |
+						get_be(v + 4, 4));
+				if (tag == A_MESSAGE && alen <= PROTO_STR_MAX) {
+					memcpy(mbuf, v, alen);
+					mbuf[alen] = 0;
+					msg = mbuf;
+				}
+				off += 4 + alen;
+			}
+			if (type == MSG_ERROR)
+				printf("%u %lld %s\n", type, err, msg);
+			else
+				printf("%u\n", type);
+			memmove(in, in + PROTO_HDR_LEN + mlen,
+				len - PROTO_HDR_LEN - mlen);
+			len -= PROTO_HDR_LEN + mlen;
+		}
+	}
+	close(fd);
+	return 0;
 }
 
 /* tbtool unlink FILE / tbtool rename OLD NEW: print the errno symbol */
@@ -402,6 +548,203 @@ static int cmd_bench(int argc, char **argv)
 	return 0;
 }
 
+/* tbtool now: a monotonic clock in milliseconds, for timing in shell */
+static int cmd_now(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 0)
+		return 2;
+	printf("%.0f\n", now() * 1000);
+	return 0;
+}
+
+/* tbtool mkfiles DIR N: create N empty files DIR/f<i> */
+static int cmd_mkfiles(int argc, char **argv)
+{
+	char path[4200];
+	long i, n;
+
+	if (argc != 2)
+		return 2;
+	n = atol(argv[1]);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/f%ld", argv[0], i);
+		if (make_file(path, NULL) < 0)
+			return fail("create", path);
+	}
+	return 0;
+}
+
+/* tbtool fill FILE SIZE TEXT: FILE holds TEXT repeated to SIZE bytes */
+static int cmd_fill(int argc, char **argv)
+{
+	size_t len, size, off, k;
+	char buf[65536];
+	int fd;
+
+	if (argc != 3 || !(len = strlen(argv[2])) || len > sizeof(buf))
+		return 2;
+	size = strtoul(argv[1], NULL, 10);
+	for (off = 0; off < sizeof(buf); off++)
+		buf[off] = argv[2][off % len];
+	fd = open(argv[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return fail("open", argv[0]);
+	/* Whole repeats of TEXT per write, so that no copy is split. */
+	k = sizeof(buf) / len * len;
+	for (off = 0; off < size; off += k) {
+		size_t n = size - off < k ? size - off : k;
+
+		if (write(fd, buf, n) != (ssize_t)n)
+			return fail("write", argv[0]);
+	}
+	if (fsync(fd) < 0 || close(fd) < 0)
+		return fail("fsync", argv[0]);
+	return 0;
+}
+
+/*
+ * tbtool scan DEV TEXT...: how many times each TEXT occurs on DEV (one
+ * count a line), read with O_DIRECT: what is on the disk, not in the
+ * page cache.  The TEXTs share their first byte; one memchr() pass finds
+ * the candidates (a mostly empty disk is skimmed, not searched).
+ */
+static int cmd_scan(int argc, char **argv)
+{
+	const size_t chunk = 8 << 20;
+	unsigned long long hits[16] = { 0 };
+	size_t len[16], keep = 0, have, maxlen = 0;
+	char *buf, *p, *end, *start;
+	int fd, i, np = argc - 1;
+	ssize_t n;
+
+	if (np < 1 || np > 16)
+		return 2;
+	for (i = 0; i < np; i++) {
+		len[i] = strlen(argv[i + 1]);
+		if (!len[i] || len[i] > 4096 || argv[i + 1][0] != argv[1][0])
+			return 2;
+		if (len[i] > maxlen)
+			maxlen = len[i];
+	}
+	fd = open(argv[0], O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return fail("open", argv[0]);
+	/* The 4096 bytes before the aligned read area carry the last tail. */
+	if (posix_memalign((void **)&buf, 4096, chunk + 4096))
+		return fail("posix_memalign", argv[0]);
+	for (;;) {
+		n = read(fd, buf + 4096, chunk);
+		if (n < 0)
+			return fail("read", argv[0]);
+		if (n == 0)
+			break;
+		have = keep + (size_t)n;
+		start = buf + 4096 - keep;
+		end = buf + 4096 + n;
+		/* A match wholly inside the old tail was counted: the tail is
+		 * maxlen - 1 bytes, so every match here ends past it. */
+		for (p = start; (p = memchr(p, argv[1][0], end - p)); p++)
+			for (i = 0; i < np; i++)
+				if ((size_t)(end - p) >= len[i] &&
+				    !memcmp(p, argv[i + 1], len[i]) &&
+				    (p + len[i] > buf + 4096 || !keep))
+					hits[i]++;
+		keep = maxlen - 1 < have ? maxlen - 1 : have;
+		memmove(buf + 4096 - keep, buf + 4096 + n - keep, keep);
+	}
+	close(fd);
+	free(buf);
+	for (i = 0; i < np; i++)
+		printf("%llu\n", hits[i]);
+	return 0;
+}
+
+/* Write @size bytes of a pattern to @fd and sync them. */
+static int write_data(int fd, unsigned long long size)
+{
+	static char buf[1 << 20];
+	static int filled;
+	unsigned long long off;
+	size_t k;
+
+	if (!size)
+		return 0;
+	for (k = 0; !filled && k < sizeof(buf); k++)
+		buf[k] = "tbtool-stage-data-"[k % 18];
+	filled = 1;
+	for (off = 0; off < size; off += k) {
+		k = size - off < sizeof(buf) ? size - off : sizeof(buf);
+		if (write(fd, buf, k) != (ssize_t)k)
+			return -1;
+	}
+	return fdatasync(fd);
+}
+
+/*
+ * tbtool stage ROOT UID N FLAGS PREFIX [SIZE]: N entries in
+ * ROOT/.trash/UID, made as the kernel makes them: a file of UID elsewhere
+ * on the same filesystem (SIZE bytes, synced) gets FLAGS (u, s or -) and
+ * its trusted.trash.* xattrs, and only then is renamed in as PREFIX<i>.
+ * The host benches use it (no patched kernel there).
+ */
+static int cmd_stage(int argc, char **argv)
+{
+	char stage[4200], tdir[4200], src[4300], dst[4300], val[64];
+	unsigned long long size = 0;
+	unsigned int set = 0, flags;
+	struct timespec ts;
+	long i, n;
+	uid_t uid;
+	int fd;
+
+	if (argc != 5 && argc != 6)
+		return 2;
+	if (argc == 6)
+		size = strtoull(argv[5], NULL, 10);
+	uid = strtoul(argv[1], NULL, 10);
+	n = atol(argv[2]);
+	if (strchr(argv[3], 'u'))
+		set |= FS_UNRM_FL;
+	if (strchr(argv[3], 's'))
+		set |= FS_SECRM_FL;
+	snprintf(stage, sizeof(stage), "%s/.tbstage", argv[0]);
+	snprintf(tdir, sizeof(tdir), "%s/.trash/%s", argv[0], argv[1]);
+	if (mkdir(stage, 0700) < 0 && errno != EEXIST)
+		return fail("mkdir", stage);
+	if (mkdir(tdir, 0700) < 0 && errno != EEXIST)
+		return fail("mkdir", tdir);
+	if (chown(tdir, uid, uid) < 0)
+		return fail("chown", tdir);
+	for (i = 0; i < n; i++) {
+		snprintf(src, sizeof(src), "%s/%s%ld", stage, argv[4], i);
+		snprintf(dst, sizeof(dst), "%s/%s%ld", tdir, argv[4], i);
+		fd = open(src, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 || fchown(fd, uid, uid) < 0)
+			return fail("create", src);
+		if (write_data(fd, size) < 0)
+			return fail("write", src);
+		if (set && (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0 ||
+			    (flags |= set, ioctl(fd, FS_IOC_SETFLAGS, &flags)) < 0))
+			return fail("chattr", src);
+		snprintf(val, sizeof(val), "bench/%s%ld", argv[4], i);
+		if (fsetxattr(fd, "trusted.trash.path", val, strlen(val), 0))
+			return fail("setxattr", src);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		snprintf(val, sizeof(val), "%lld.%09ld", (long long)ts.tv_sec,
+			 ts.tv_nsec);
+		if (fsetxattr(fd, "trusted.trash.time", val, strlen(val), 0))
+			return fail("setxattr", src);
+		if (fsetxattr(fd, "trusted.trash.uid", argv[1],
+			      strlen(argv[1]), 0))
+			return fail("setxattr", src);
+		close(fd);
+		if (rename(src, dst) < 0)
+			return fail("rename", src);
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
@@ -412,6 +755,8 @@ static const struct {
 	{ "getxattr", cmd_getxattr, "FILE NAME" },
 	{ "setxattr", cmd_setxattr, "FILE NAME VALUE" },
 	{ "runas", cmd_runas, "UID GID CMD [ARG...]" },
+	{ "runas-groups", cmd_runas_groups, "UID GID G1,G2,... CMD [ARG...]" },
+	{ "sock", cmd_sock, "PATH HEX [HOLD]" },
 	{ "unlink", cmd_unlink, "FILE" },
 	{ "rename", cmd_rename, "OLD NEW" },
 	{ "uring-unlink", cmd_uring_unlink, "FILE" },
@@ -419,6 +764,11 @@ static const struct {
 	{ "stress", cmd_stress, "DIR NPROC N" },
 	{ "trashls", cmd_trashls, "DIR" },
 	{ "bench", cmd_bench, "DIR N" },
+	{ "now", cmd_now, "" },
+	{ "mkfiles", cmd_mkfiles, "DIR N" },
+	{ "fill", cmd_fill, "FILE SIZE TEXT" },
+	{ "scan", cmd_scan, "DEV TEXT..." },
+	{ "stage", cmd_stage, "ROOT UID N FLAGS(u|s|us|-) PREFIX [SIZE]" },
 };
 
 int main(int argc, char **argv)

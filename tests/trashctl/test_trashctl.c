@@ -78,13 +78,39 @@ raw_connect(struct env *e, struct proto_client *c)
 	return proto_connect(c, e->sock, 5000);
 }
 
+/* Start trashd (its log appended to) and wait for its socket. */
+static void
+start(struct env *e)
+{
+	struct proto_client c;
+	int fd, i;
+
+	e->pid = fork();
+	assert_true(e->pid >= 0);
+	if (e->pid == 0) {
+		/* Should this test crash, trashd goes with it. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		fd = open(e->log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(trashd_bin, "trashd", "-d", "-f", e->conf, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 500; i++) {
+		if (raw_connect(e, &c) == 0) {
+			proto_close(&c);
+			break;
+		}
+		msleep(10);
+	}
+	assert_true(i < 500);
+}
+
 static int
 setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	struct proto_client c;
 	char buf[2 * PATH_MAX + 512];
-	int fd, i;
 
 	assert_non_null(e);
 	tl_setup(&e->t);
@@ -100,38 +126,19 @@ setup(void **state)
 	assert_int_equal(chmod(e->t.root, 0755), 0);
 	tl_path(&e->t, buf, sizeof(buf), "home");
 	assert_int_equal(chmod(buf, 01777), 0);
-	e->pid = fork();
-	assert_true(e->pid >= 0);
-	if (e->pid == 0) {
-		/* Should this test crash, trashd goes with it. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		fd = open(e->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execl(trashd_bin, "trashd", "-d", "-f", e->conf, (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 500; i++) {
-		if (raw_connect(e, &c) == 0) {
-			proto_close(&c);
-			break;
-		}
-		msleep(10);
-	}
-	assert_true(i < 500);
+	start(e);
 	*state = e;
 	return 0;
 }
 
-static int
-teardown(void **state)
+/* A clean exit: no crash, no sanitizer report. */
+static void
+stop(struct env *e)
 {
-	struct env *e = *state;
 	int status = -1;
 
 	kill(e->pid, SIGTERM);
 	waitpid(e->pid, &status, 0);
-	/* A clean exit: no crash, no sanitizer report. */
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char cmd[PATH_MAX + 16];
 
@@ -141,6 +148,47 @@ teardown(void **state)
 	}
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static int64_t	raw_count(struct env *, int64_t uid, int64_t *first_id);
+
+/* Live entries of @uid by the usage that status and quota report. */
+static int64_t
+raw_usage(struct env *e, int64_t uid)
+{
+	struct proto_client c;
+	struct proto_buf b;
+	struct proto_msg *m = xmalloc(sizeof(*m));
+	const char *why;
+	int64_t n = 0;
+
+	assert_int_equal(raw_connect(e, &c), 0);
+	proto_init(&b, MSG_QUOTA);
+	proto_num(&b, A_UID, uid);
+	assert_int_equal(proto_send(&c, &b), 0);
+	do {
+		assert_int_equal(proto_recv(&c, m, &why), 0);
+		assert_int_not_equal(m->type, MSG_ERROR);
+		if (m->type == MSG_USAGE)
+			n += m->num[A_COUNT];
+	} while (m->type != MSG_OK);
+	proto_close(&c);
+	free(m);
+	return n;
+}
+
+static int
+teardown(void **state)
+{
+	struct env *e = *state;
+	const int64_t uids[] = { UA, UB, UADM, UNOT, 0 };
+	size_t i;
+
+	/* The usage the triggers keep agrees with the entries, always. */
+	for (i = 0; i < sizeof(uids) / sizeof(uids[0]); i++)
+		assert_int_equal(raw_usage(e, uids[i]),
+		    raw_count(e, uids[i], NULL));
+	stop(e);
 	tl_teardown(&e->t);
 	free(e);
 	return 0;
@@ -519,8 +567,11 @@ test_authz(void **state)
 	    out);
 	expect_str(out, "quota 1.0M, retention 7d");
 	free(out);
-	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "quota",
-	    "1M"), 6, out);
+	check_rc(ctl(e, &A, &out, "policy", "set", "default", "quota",
+	    "1M"), 4, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "policy", "set", "default", "watermark",
+	    "50%"), 4, out);
 	free(out);
 	/* On behalf of B: only when said explicitly. */
 	check_rc(ctl(e, &ADM, &out, "restore", "--id", id), 4, out);
@@ -550,7 +601,7 @@ test_authz(void **state)
 	/* Denied requests are audited, with the peer's uid and pid. */
 	check_rc(ctl(e, &ADM, &out, "audit", "-u", "70001", "-n", "1000",
 	    "--json"), 0, out);
-	assert_true(count_str(out, "denied") >= 11);
+	assert_true(count_str(out, "denied") >= 13);
 	expect_str(out, "\"action\":\"ctl-list\"");
 	expect_str(out, "\"action\":\"ctl-audit\"");
 	/* Requests carry the peer's pid (only the kernel's rows have 0). */
@@ -1199,6 +1250,107 @@ test_concurrency(void **state)
 
 /* ---- trashd not running ---- */
 
+/*
+ * Policies set over the socket: the defaults and the watermarks too,
+ * kept in the index across restarts, over trashd.conf's (which says
+ * "retention forever", "watermark 0%" and no quota); a user's own beats
+ * the default.  Admins only, audited.
+ */
+static void
+test_policy_defaults(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+
+	stage_str(e, UA, "doc.txt", "home/a/doc.txt", "A's doc");
+	wait_count(e, UA, 1);
+	check_rc(ctl(e, &A, &out, "quota", "--json"), 0, out);
+	expect_str(out, "\"quota\":0,\"retention\":0}");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "quota",
+	    "2M", "retention", "400w"), 0, out);
+	expect_str(out, "default: quota 2.0M, retention 400w");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "watermark",
+	    "7%", "fs", e->t.fs), 0, out);
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "watermark",
+	    "3%"), 0, out);
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "watermark",
+	    "101%"), 2, out);
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "watermark",
+	    "5%", "fs", "/nonexistent"), 5, out);
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70001",
+	    "watermark", "5%"), 2, out);
+	free(out);
+
+	/* Kept in the index: the same after a restart. */
+	stop(e);
+	start(e);
+	check_rc(ctl(e, &A, &out, "quota", "--json"), 0, out);
+	expect_str(out, "\"quota\":2097152,\"retention\":241920000}");
+	free(out);
+	check_rc(ctl(e, &A, &out, "status", "--json"), 0, out);
+	expect_str(out, "\"watermark\":7,");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "get", "default"), 0, out);
+	expect_str(out, "default: quota 2.0M, retention 400w");
+	expect_str(out, "default watermark on every filesystem: 3% free");
+	expect_str(out, "default watermark on ");
+	expect_str(out, ": 7% free");
+	expect_str(out, "trashd.conf: quota none, retention forever");
+	expect_str(out, "trashd.conf watermark on ");
+	expect_str(out, ": off");
+	free(out);
+
+	/* The user's own beats the default; unset, the default is back. */
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70001",
+	    "quota", "1M"), 0, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "quota", "--json"), 0, out);
+	expect_str(out, "\"quota\":1048576,\"retention\":241920000}");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70001",
+	    "quota", "inherit"), 0, out);
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "quota",
+	    "inherit", "retention", "inherit", "watermark", "inherit", "fs",
+	    e->t.fs), 0, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "quota", "--json"), 0, out);
+	expect_str(out, "\"quota\":0,\"retention\":0}");
+	free(out);
+	/* The one for every filesystem, then the config's. */
+	check_rc(ctl(e, &A, &out, "status", "--json"), 0, out);
+	expect_str(out, "\"watermark\":3,");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "watermark",
+	    "inherit"), 0, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "status", "--json"), 0, out);
+	expect_str(out, "\"watermark\":0,");
+	free(out);
+
+	/* Users may not; every change is audited. */
+	check_rc(ctl(e, &A, &out, "policy", "set", "default", "retention",
+	    "1d"), 4, out);
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "audit", "-n", "1000"), 0, out);
+	expect_str(out, "policy-set");
+	expect_str(out, "default 0");
+	expect_str(out, "watermark all");
+	expect_str(out, "policy-unset");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "audit", "-u", "70001", "-n", "1000"), 0,
+	    out);
+	expect_str(out, "ctl-policy-set");
+	expect_str(out, "denied");
+	free(out);
+}
+
 static void
 test_not_running(void **state)
 {
@@ -1237,6 +1389,8 @@ main(int argc, char *argv[])
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_stall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrency, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_policy_defaults, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_not_running, setup,
 		    teardown),

@@ -58,6 +58,7 @@ test_good(void **state)
 	    "retention 30d\n"
 	    "watermark 15%\n"
 	    "grace 90s\n"
+	    "min-age 2m\n"
 	    "\twipe-passes 3\n"
 	    "wipe-zero-pass yes\n"
 	    "wipe-verify yes\n"
@@ -78,6 +79,7 @@ test_good(void **state)
 	assert_int_equal(c->retention, 30 * 86400);
 	assert_int_equal(c->watermark, 15);
 	assert_int_equal(c->grace, 90);
+	assert_int_equal(c->min_age, 120);
 	assert_int_equal(c->wipe_passes, 3);
 	assert_true(c->wipe_zero);
 	assert_true(c->wipe_verify);
@@ -102,6 +104,7 @@ test_defaults(void **state)
 	assert_int_equal(c->wipe_passes, 1);
 	assert_false(c->wipe_zero);
 	assert_int_equal(c->grace, 0);
+	assert_int_equal(c->min_age, 0);	/* off */
 	config_free(c);
 }
 

@@ -4,6 +4,7 @@
  * quota, retention, watermark and +s purges, each oldest first.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/fs.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -314,6 +315,138 @@ test_control_api(void **state)
 	entry_clear(&c);
 }
 
+/* The min-age rule alone: off, unknown birth, clock steps, the edge. */
+static void
+test_too_young(void **state)
+{
+	(void)state;
+	assert_false(policy_too_young(0, 0, 1));
+	assert_false(policy_too_young(60, -1, 5 * NSEC_PER_SEC));
+	assert_false(policy_too_young(60, 100 * NSEC_PER_SEC,
+	    50 * NSEC_PER_SEC));
+	assert_true(policy_too_young(60, 0, 0));
+	assert_true(policy_too_young(60, 0, 60 * NSEC_PER_SEC - 1));
+	assert_false(policy_too_young(60, 0, 60 * NSEC_PER_SEC));
+}
+
+static size_t
+young_queued(struct state *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->d.nfresh; i++)
+		n += s->d.fresh[i].young;
+	return n;
+}
+
+static int64_t
+audit_results_with(struct state *s, const char *action, const char *what)
+{
+	struct audit_row *rows;
+	size_t n, i;
+	int64_t c = 0;
+
+	assert_int_equal(audit_query(&s->d, 0, -1, 0, &rows, &n), 0);
+	for (i = 0; i < n; i++)
+		if (strcmp(rows[i].action, action) == 0 &&
+		    strstr(rows[i].result, what) != NULL)
+			c++;
+	audit_rows_free(rows, n);
+	return c;
+}
+
+/*
+ * min-age: an entry deleted within N seconds of its birth (statx btime)
+ * is purged at the next policy run, a +s one wiped; the others stay.
+ */
+static void
+test_min_age(void **state)
+{
+	struct state *s = *state;
+	int64_t now = time(NULL), born;
+	char p[PATH_MAX];
+	int fd;
+
+	tl_path(&s->t, p, sizeof(p), ".trash");
+	assert_true((fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0);
+	if (scan_birth_ns(fd, &born) < 0) {
+		close(fd);
+		skip();		/* no btime here: the policy keeps all */
+	}
+	close(fd);
+	s->d.conf->min_age = 60;
+	s->d.conf->grace = 3600;	/* only min-age may wipe "swp" */
+	/* Born now (staged now), deleted 2 s later: young. */
+	stage(s, 6000, "tmp~", now + 2, FS_UNRM_FL, 10);
+	stage(s, 6000, "swp", now + 2, FS_SECRM_FL, 8192);
+	/* Deleted an hour after its birth: kept. */
+	stage(s, 6000, "kept", now + 3600, FS_UNRM_FL, 10);
+	/* "Deleted" before its birth (a clock step): kept. */
+	stage(s, 6000, "odd", 10, FS_UNRM_FL, 10);
+	assert_int_equal(scan_all(&s->d), 0);
+	/* The scan only queues them. */
+	assert_int_equal(young_queued(s), 2);
+	assert_true(in_trash(s, 6000, "tmp~"));
+	assert_int_equal(policy_fresh(&s->d, now * NSEC_PER_SEC), 0);
+	assert_int_equal(s->d.nfresh, 0);
+	assert_false(in_trash(s, 6000, "tmp~"));
+	assert_int_equal(state_of(s, 6000, "tmp~"), ENTRY_PURGED);
+	assert_int_equal(state_of(s, 6000, "swp"), ENTRY_WIPING);
+	assert_int_equal(wipe_drain(&s->d), 0);
+	assert_int_equal(state_of(s, 6000, "swp"), ENTRY_WIPED);
+	assert_true(in_trash(s, 6000, "kept"));
+	assert_int_equal(state_of(s, 6000, "kept"), ENTRY_TRASHED);
+	assert_true(in_trash(s, 6000, "odd"));
+	assert_int_equal(audit_results_with(s, "purged", "min-age"), 1);
+	assert_int_equal(audit_results_with(s, "wipe-queued", "min-age"), 1);
+	/* Off (0s): a young entry stays. */
+	s->d.conf->min_age = 0;
+	stage(s, 6000, "young-but-off", now + 2, FS_UNRM_FL, 10);
+	assert_int_equal(scan_all(&s->d), 0);
+	assert_int_equal(young_queued(s), 0);
+	assert_int_equal(policy_run(&s->d, now * NSEC_PER_SEC), 0);
+	assert_true(in_trash(s, 6000, "young-but-off"));
+	s->d.conf->grace = 0;
+}
+
+/*
+ * The run over new entries only: a +s one with grace 0 is wiped, its
+ * owner's quota enforced; retention waits for the full run.
+ */
+static void
+test_fresh(void **state)
+{
+	struct state *s = *state;
+	struct policy q = { .quota = 100, .retention = 0 };
+	struct policy r = { .quota = 0, .retention = 60 };
+	int64_t now = time(NULL);
+
+	assert_int_equal(policy_fresh(&s->d, now * NSEC_PER_SEC), 0);
+	assert_int_equal(wipe_drain(&s->d), 0);
+	assert_int_equal(policy_set(&s->d, POLICY_USER, 7000, &q, 0, 1), 0);
+	assert_int_equal(policy_set(&s->d, POLICY_USER, 7001, &r, 0, 1), 0);
+	stage(s, 7000, "q-old", 10, FS_UNRM_FL, 80);
+	stage(s, 7000, "q-new", now, FS_UNRM_FL, 80);
+	stage(s, 7000, "q-sec", now, FS_SECRM_FL, 10);
+	stage(s, 7001, "r-old", 10, FS_UNRM_FL, 10);
+	assert_int_equal(scan_all(&s->d), 0);
+	assert_int_equal(s->d.nfresh, 4);
+	assert_int_equal(policy_fresh(&s->d, now * NSEC_PER_SEC), 0);
+	assert_int_equal(s->d.nfresh, 0);
+	assert_int_equal(state_of(s, 7000, "q-sec"), ENTRY_WIPING);
+	assert_int_equal(state_of(s, 7000, "q-old"), ENTRY_PURGED);
+	assert_int_equal(state_of(s, 7000, "q-new"), ENTRY_TRASHED);
+	assert_int_equal(state_of(s, 7001, "r-old"), ENTRY_TRASHED);
+	assert_int_equal(wipe_drain(&s->d), 0);
+	assert_int_equal(state_of(s, 7000, "q-sec"), ENTRY_WIPED);
+	/* Nothing new: nothing done, nothing scanned. */
+	assert_int_equal(policy_fresh(&s->d, now * NSEC_PER_SEC), 0);
+	assert_int_equal(state_of(s, 7001, "r-old"), ENTRY_TRASHED);
+	assert_int_equal(policy_run(&s->d, now * NSEC_PER_SEC), 0);
+	assert_int_equal(state_of(s, 7001, "r-old"), ENTRY_PURGED);
+	assert_int_equal(state_of(s, 7000, "q-new"), ENTRY_TRASHED);
+}
+
 int
 main(void)
 {
@@ -326,6 +459,9 @@ main(void)
 		cmocka_unit_test(test_secure_purge_wipes),
 		cmocka_unit_test(test_secure_grace),
 		cmocka_unit_test(test_control_api),
+		cmocka_unit_test(test_too_young),
+		cmocka_unit_test(test_min_age),
+		cmocka_unit_test(test_fresh),
 	};
 
 	log_init(1, 0);

@@ -72,6 +72,28 @@ settle(struct state *s, int64_t uid, int64_t n)
 	return false;
 }
 
+/* Run the loop until @uid has a live entry @name; false after 5 s. */
+static bool
+settle_named(struct state *s, uint32_t uid, const char *name)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	struct entry e;
+	bool ok;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		event_base_loop(s->base, EVLOOP_NONBLOCK);
+		if (tl_entry_by_name(&s->d, uid, name, &e) == 0) {
+			ok = e.state == ENTRY_TRASHED;
+			entry_clear(&e);
+			if (ok)
+				return true;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
 static void
 test_new_entry(void **state)
 {
@@ -126,6 +148,8 @@ test_rename_and_delete(void **state)
 	tl_path(&s->t, p, sizeof(p), ".trash/1000/mv-me");
 	tl_path(&s->t, q, sizeof(q), ".trash/1000/moved");
 	assert_int_equal(rename(p, q), 0);
+	/* Events are read in batches (watch.c): wait for the new name. */
+	assert_true(settle_named(s, 1000, "moved"));
 	assert_true(settle(s, 1000, live + 1));
 	assert_int_equal(tl_entry_by_name(&s->d, 1000, "moved", &e), 0);
 	assert_int_equal(e.id, id);

@@ -1,0 +1,287 @@
+#!/bin/bash
+# bench/trashd: how fast trashd is and what it costs, in one run.  Prints
+# each figure beside its target:
+#   - files indexed per second during a 100,000-file flagged rm -rf, and
+#     that none is lost (quick guest: the patched kernel under QEMU TCG;
+#     that kernel is a KASAN+lockdep debug build, so its rates are far
+#     below a host's: compare with the rm -rf rate of the same run)
+#   - the time to reconcile 100,000 entries at start-up (host, a staged
+#     tree: entries made exactly as the kernel makes them, tbtool stage)
+#   - wipe MB/s of a 1 GiB +s file against shred -n 1 on the same disk,
+#     with the disk's sequential write rate (dd conv=fdatasync) as the limit
+#   - trashd's peak RSS (VmHWM) with 1,000,000 entries
+#
+#   bash bench/trashd.sh [--no-guest]
+# Environment: BENCH_DIR (host scratch dir, default /var/tmp: its disk is
+# the one measured), BENCH_ROUNDS (wipe rounds, default 3; the best of
+# each is shown), BENCH_BUILD (the optimised build, default
+# /var/tmp/trashbin-bench-build), BENCH_PARTS (default "reconcile wipe
+# guest": a subset runs only those).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+parts=" ${BENCH_PARTS:-reconcile wipe guest} "
+[ "${1:-}" = --no-guest ] && parts=${parts/ guest / }
+has() { [[ $parts == *" $1 "* ]]; }
+guest=0
+has guest && guest=1
+rounds=${BENCH_ROUNDS:-3}
+build=${BENCH_BUILD:-/var/tmp/trashbin-bench-build}
+[ "$(id -u)" = 0 ] || { echo "bench/trashd.sh: run as root" >&2; exit 1; }
+
+say() { echo "== $*" >&2; }
+bash "$top/tests/deps.sh" > /dev/null
+# The shipped code's figures: an optimised build, not the -O0 test build.
+say "building trashd, trashctl and tbtool (Release) in $build"
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build "$build" -j"$(nproc)" --target trashd trashctl tbtool \
+	> /dev/null
+trashd=$build/trashd/trashd
+trashctl=$build/trashctl/trashctl
+tbtool=$build/tests/tbtool
+
+work=$(mktemp -d "${BENCH_DIR:-/var/tmp}/trashd-bench.XXXXXX")
+chmod 0755 "$work"
+pid=
+cleanup() {
+	if [ -n "$pid" ]; then
+		kill "$pid" 2> /dev/null || true
+		wait "$pid" 2> /dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+fs=$work/fs
+sock=$work/trashd.sock
+log=$work/trashd.log
+results=$work/results
+mkdir -m 0755 "$fs" "$fs/.trash"
+mkdir -m 0700 "$work/db"
+: > "$results"
+
+put() { echo "$1 $2" >> "$results"; }
+get() { awk -v k="$1" '$1 == k { v = $2 } END { print v }' "$results"; }
+best() { awk -v k="$1" '$1 == k && $2 > b { b = $2 } END { print b + 0 }' "$results"; }
+now() { date +%s.%N; }
+calc() { echo "$*" | bc -l; }
+
+conf() {
+	{
+		echo "database $work/db/index.db"
+		echo "filesystem $fs"
+		echo "socket $sock"
+		echo "retention forever"
+		echo "watermark 0%"
+		echo "grace 0s"
+	} > "$work/trashd.conf"
+}
+
+# Start trashd; $took: the seconds until its socket answered (it is
+# opened only once the start-up reconcile is done).
+start() {
+	local t0
+	t0=$(now)
+	"$trashd" -d -f "$work/trashd.conf" < /dev/null > "$log" 2>&1 &
+	pid=$!
+	until "$trashctl" -s "$sock" -j status > /dev/null 2>&1; do
+		kill -0 "$pid" 2> /dev/null ||
+			{ echo "trashd died:" >&2; tail "$log" >&2; exit 1; }
+		sleep 0.01
+	done
+	took=$(calc "$(now) - $t0")
+}
+stop() {
+	kill "$pid"
+	wait "$pid" 2> /dev/null || true
+	pid=
+}
+hwm_mib() { awk '/^VmHWM/ { printf "%.1f\n", $2 / 1024 }' "/proc/$pid/status"; }
+count() {	# root's live entries, as trashd reports them
+	"$trashctl" -s "$sock" -j status |
+		sed -n 's/.*"count":\([0-9]*\).*/\1/p'
+}
+
+# ---- reconcile 100,000 at start-up; peak RSS at 1,000,000 ----
+reconcile() {
+conf
+say "live: 100,000 entries moved into the trash while trashd runs"
+start
+t0=$(now)
+"$tbtool" stage "$fs" 0 100000 u live
+t1=$(now)
+until [ "$(count)" = 100000 ]; do
+	sleep 0.2
+	[ "$(calc "$(now) - $t0 > 600")" = 1 ] && break
+done
+t2=$(now)
+put live_count "$(count)"
+put live_moved "$(calc "100000 / ($t1 - $t0)")"
+put live_indexed "$(calc "100000 / ($t2 - $t0)")"
+put live_overflows "$(grep -c 'queue overflow' "$log" || true)"
+stop
+rm -rf "$fs/.trash/0" "$fs/.tbstage" "$work/db"
+mkdir -m 0700 "$work/db"
+say "staging 100,000 entries in $fs/.trash/0"
+"$tbtool" stage "$fs" 0 100000 u a
+say "start-up with 100,000 entries new to the index"
+start
+put reconcile_cold "$took"
+put count_100k "$(count)"
+stop
+say "start-up with the 100,000 already indexed"
+start
+put reconcile_warm "$took"
+stop
+say "staging 900,000 more (1,000,000 in all)"
+"$tbtool" stage "$fs" 0 900000 u b
+say "start-up with 900,000 entries new to the index, 1,000,000 in all"
+start
+put reconcile_1m_cold "$took"
+put count_1m "$(count)"
+sleep 3		# the policy run that the new entries asked for
+put rss_cold "$(hwm_mib)"
+stop
+say "start-up with 1,000,000 indexed; status; list --all -n 1"
+start
+put reconcile_1m_warm "$took"
+sleep 3
+"$trashctl" -s "$sock" -j status > /dev/null
+put rss_warm "$(hwm_mib)"
+"$trashctl" -s "$sock" -j list --all -n 1 > /dev/null
+put rss_list "$(hwm_mib)"
+stop
+say "removing the 1,000,000 staged entries"
+rm -rf "$fs/.trash/0" "$fs/.tbstage" "$work/db"
+mkdir -m 0700 "$work/db"
+}
+has reconcile && reconcile
+
+# ---- wipe vs shred vs the disk ----
+gib=1073741824
+mbps() { calc "$1 / 1048576 / $2" | xargs printf '%.0f\n'; }
+timed() {	# COMMAND...: seconds it took
+	local t0
+	t0=$(now)
+	"$@"
+	calc "$(now) - $t0"
+}
+# time_ns of the newest ACTION row whose target names NAME
+audit_ns() {
+	"$trashctl" -s "$sock" -j audit -A "$1" | grep -o '{[^{}]*}' |
+		grep -F "name=$2 " | sed -n 's/.*"time_ns":\([0-9]*\).*/\1/p' |
+		tail -n 1
+}
+wipe() {
+conf
+start
+for r in $(seq "$rounds"); do
+	say "round $r of $rounds: dd, dd in place, shred -n 1, trashd's wipe"
+	sync
+	put dd_new "$(mbps $gib "$(timed dd if=/dev/zero of="$work/dd" \
+		bs=1M count=1024 conv=fdatasync status=none)")"
+	put dd_inplace "$(mbps $gib "$(timed dd if=/dev/zero of="$work/dd" \
+		bs=1M count=1024 conv=notrunc,fdatasync status=none)")"
+	rm -f "$work/dd"
+	# shred -n 1: one pass of random data, synced, like trashd's default.
+	dd if=/dev/zero of="$fs/victim" bs=1M count=1024 conv=fdatasync \
+		status=none
+	put shred "$(mbps $gib "$(timed shred -n 1 "$fs/victim")")"
+	rm -f "$fs/victim"
+	dd if=/dev/zero of="$fs/victim" bs=1M count=1024 conv=fdatasync \
+		status=none
+	put shred_u "$(mbps $gib "$(timed shred -n 1 -u "$fs/victim")")"
+	# A 1 GiB +s file, written and synced, moved into the trash as the
+	# kernel moves it; trashd indexes it and wipes it (grace 0s).
+	"$tbtool" stage "$fs" 0 1 s "w$r-" $gib
+	until [ -n "$(audit_ns wiped "w$r-0")" ]; do sleep 0.05; done
+	q=$(audit_ns wipe-queued "w$r-0")
+	w=$(audit_ns wiped "w$r-0")
+	res=$("$trashctl" -s "$sock" -j audit -A wiped | grep -o '{[^{}]*}' |
+		grep -F "name=w$r-0 " | sed -n 's/.*"result":"\([^"]*\)".*/\1/p')
+	case $res in
+	"ok: 1 passes, 1073741824 bytes in "*) ;;
+	*) echo "the wipe of w$r-0 reported: $res" >&2; exit 1 ;;
+	esac
+	# The overwrite (the passes, synced), as the wipe records it ...
+	s=${res#ok: 1 passes, 1073741824 bytes in }
+	put wipe "$(mbps $gib "${s%% s*}")"
+	# ... and all of it: queued, worker, extents checked, unlinked, freed.
+	put wipe_e2e "$(mbps $gib "$(calc "($w - $q) / 1000000000")")"
+done
+stop
+}
+has wipe && wipe
+disk=$(df --output=source,fstype "$work" | tail -n 1 | tr -s ' ')
+
+# ---- the guest: indexing during rm -rf on the patched kernel ----
+if [ $guest = 1 ]; then
+	say "quick guest: rm -rf of 100,000 flagged files with trashd running"
+	bz=${TRASHBIN_BZIMAGE:-$("$top/kernel/build.sh")}
+	TRASHBIN_BZIMAGE=$bz TRASHBIN_GUEST_BINS="$trashd $trashctl" \
+		flock /tmp/trashbin-qemu.lock "$top/vm/quick/run.sh" \
+		--suite bench-trashd --disk-size 4G --timeout 3000 \
+		> "$work/guest.tap" || { cat "$work/guest.tap"; exit 1; }
+	sed -n 's/^# bench-trashd //p' "$work/guest.tap" > "$work/guest.txt"
+fi
+
+# ---- the table ----
+echo
+echo "trashd bench: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo);" \
+	"host disk: $disk ($work)"
+printf '%-52s %16s  %-26s %s\n' figure value target verdict
+row() { printf '%-52s %16s  %-26s %s\n' "$@"; }
+verdict() { if [ "$(calc "$1")" = 1 ]; then echo ok; else echo MISSED; fi; }
+if [ $guest = 1 ]; then
+	read -r _ n _ rm_ms _ ix_ms _ got _ intrash < "$work/guest.txt"
+	ovf=$(awk '$1 == "overflows" { print $2 }' "$work/guest.txt")
+	row "guest: rm -rf of $n flagged files (kernel)" \
+		"$(calc "$n * 1000 / $rm_ms" | xargs printf '%.0f')/s" \
+		"-" "(${rm_ms} ms; TCG+KASAN)"
+	row "guest: files indexed/s during it (all indexed)" \
+		"$(calc "$n * 1000 / $ix_ms" | xargs printf '%.0f')/s" \
+		"keeps up, none lost" \
+		"$(verdict "$got == $n && $intrash == $n") ($got indexed, $intrash in trash, ${ix_ms} ms, $ovf overflows)"
+fi
+if has reconcile; then
+row "host: 100,000 moved into the trash (rename)" \
+	"$(printf '%.0f/s' "$(get live_moved)")" "-" "(as the kernel moves them)"
+row "host: files indexed/s while they arrive" \
+	"$(printf '%.0f/s' "$(get live_indexed)")" "none lost" \
+	"$(verdict "$(get live_count) == 100000") ($(get live_count) indexed, $(get live_overflows) inotify overflows)"
+row "reconcile 100,000 new entries at start-up" \
+	"$(printf '%.2f s' "$(get reconcile_cold)")" "-" \
+	"$(verdict "$(get count_100k) == 100000") ($(get count_100k) indexed)"
+row "reconcile 100,000 known entries at start-up" \
+	"$(printf '%.2f s' "$(get reconcile_warm)")" "-" ""
+row "reconcile 900,000 new (1,000,000 in all)" \
+	"$(printf '%.2f s' "$(get reconcile_1m_cold)")" "no entry lost" \
+	"$(verdict "$(get count_1m) == 1000000") ($(get count_1m) indexed)"
+row "reconcile 1,000,000 known entries" \
+	"$(printf '%.2f s' "$(get reconcile_1m_warm)")" "-" ""
+for k in rss_cold rss_warm rss_list; do
+	case $k in
+	rss_cold) what="peak RSS, start-up indexing 1,000,000" ;;
+	rss_warm) what="peak RSS, restart with 1,000,000 + status" ;;
+	rss_list) what="peak RSS, + trashctl list --all -n 1" ;;
+	esac
+	row "$what" "$(get $k) MiB" "< 64 MiB" "$(verdict "$(get $k) < 64")"
+done
+fi
+if has wipe; then
+limit=$(best dd_new)
+[ "$(best dd_inplace)" -gt "$limit" ] && limit=$(best dd_inplace)
+row "disk: dd 1 GiB new file, conv=fdatasync" "$(best dd_new) MB/s" "-" ""
+row "disk: dd 1 GiB in place, conv=fdatasync" "$(best dd_inplace) MB/s" "-" ""
+row "shred -n 1, 1 GiB" "$(best shred) MB/s" "-" ""
+row "trashd wipe, 1 GiB +s: the pass (1 random, synced)" "$(best wipe) MB/s" \
+	">= 90% disk, >= shred" \
+	"$(verdict "$(best wipe) >= 0.9 * $limit && $(best wipe) >= $(best shred)") ($(calc "100 * $(best wipe) / $limit" | xargs printf '%.0f')% of $limit MB/s)"
+row "shred -n 1 -u (the pass, then remove), 1 GiB" "$(best shred_u) MB/s" "-" ""
+row "trashd wipe, end to end (queued to unlinked)" "$(best wipe_e2e) MB/s" \
+	">= shred -n 1 -u" \
+	"$(verdict "$(best wipe_e2e) >= $(best shred_u)")"
+fi
+echo
+echo "raw figures (best of $rounds rounds shown above; MB = MiB):"
+sed 's/^/  /' "$results"
+[ $guest = 1 ] && sed 's/^/  guest: /' "$work/guest.txt"
+exit 0
