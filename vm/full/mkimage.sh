@@ -22,6 +22,13 @@ build=${TRASHBIN_FULL_BUILD:-$cache/build}
 inst=$cache/install
 mkdir -p "$cache"
 
+# One build tree, for whichever clone asks last: a tree configured from
+# another checkout is rebuilt from scratch (cmake refuses to switch).
+if [ -f "$build/CMakeCache.txt" ] &&
+   ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$top" "$build/CMakeCache.txt"; then
+	log "build tree $build belongs to another checkout: rebuilding it"
+	rm -rf "$build"
+fi
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	-DCMAKE_INSTALL_PREFIX=/usr >/dev/null
 # Only what is installed: the guest needs no test binaries.
