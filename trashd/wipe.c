@@ -406,7 +406,7 @@ struct wipe_range {
 struct wipe_gen {
 	pthread_mutex_t		 lock;
 	pthread_cond_t		 cond;
-	unsigned char		**buf;		/* WIPE_NBUF of WIPE_CHUNK */
+	unsigned char		**buf;		/* WIPE_NBUF chunks */
 	uint64_t		 made;		/* chunks made */
 	uint64_t		 used;		/* chunks written */
 	bool			 stop;

@@ -724,8 +724,10 @@ static int cmd_stage(int argc, char **argv)
 			return fail("create", src);
 		if (write_data(fd, size) < 0)
 			return fail("write", src);
-		if (set && (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0 ||
-			    (flags |= set, ioctl(fd, FS_IOC_SETFLAGS, &flags)) < 0))
+		if (set && ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+			return fail("chattr", src);
+		flags |= set;
+		if (set && ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0)
 			return fail("chattr", src);
 		snprintf(val, sizeof(val), "bench/%s%ld", argv[4], i);
 		if (fsetxattr(fd, "trusted.trash.path", val, strlen(val), 0))
