@@ -46,6 +46,11 @@
 /* Audit rows one query returns at most, and by default. */
 #define CONTROL_AUDIT_MAX	10000
 #define CONTROL_AUDIT_DEFAULT	100
+/* A list: entries read per page; output bytes above which the next page
+ * waits for the client, and below which it is read. */
+#define CONTROL_LIST_PAGE	256
+#define CONTROL_LIST_HIGH	(256 * 1024)
+#define CONTROL_LIST_LOW	(64 * 1024)
 /* Restores running at once; more are told to retry. */
 #define CONTROL_RESTORES_MAX	16
 
@@ -59,6 +64,7 @@ struct control_conn {
 	bool			 closing;	/* flush, then close */
 	bool			 eof;		/* the client shut its side */
 	struct restore_job	*job;
+	struct control_list	*list;		/* a list being sent */
 	uint8_t			 rbuf[PROTO_HDR_LEN + PROTO_MSG_MAX];
 	/* What the audit row of the current request says. */
 	char			 target[512];
@@ -74,6 +80,7 @@ struct control {
 };
 
 static void	control_conn_free(struct control_conn *);
+static void	control_list_free(struct control_conn *);
 static void	control_arm(struct control_conn *);
 
 const struct peer *
@@ -276,6 +283,7 @@ control_conn_free(struct control_conn *c)
 
 	if (c->job != NULL)
 		restore_detach(c->job);
+	control_list_free(c);
 	TAILQ_REMOVE(&ctl->conns, c, entry);
 	ctl->nconns--;
 	event_free(c->deadline);
@@ -398,88 +406,152 @@ control_status(struct control_conn *c, const struct proto_msg *m)
 	free(b);
 }
 
-/* Does entry @e lie at or under @rel of @fs? */
-static bool
-control_under(const struct entry *e, int64_t fs_id, const char *rel)
-{
-	size_t len = strlen(rel);
+/*
+ * A list is sent a page at a time, each page read from the index only when
+ * the client has taken most of the one before: the daemon holds one page
+ * and a bounded output buffer, however long the list.
+ */
+struct control_list {
+	struct index_filter	 f;
+	char			*prefix;
+	int64_t			 left;		/* entries still to send, -1: all */
+	int64_t			 count;
+	int64_t			 bytes;
+};
 
-	if (e->fs_id != fs_id)
-		return false;
-	if (len == 0)
+static void
+control_list_free(struct control_conn *c)
+{
+	if (c->list == NULL)
+		return;
+	free(c->list->prefix);
+	free(c->list);
+	c->list = NULL;
+	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+}
+
+/*
+ * Send pages while the output is short; the write callback calls again.
+ * True: the reply is complete (or cannot be) and the list is freed.
+ */
+static bool
+control_list_more(struct control_conn *c)
+{
+	struct control_list *l = c->list;
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	struct proto_buf *b;
+	struct entry_list page;
+	size_t i;
+	int r;
+
+	while (!c->closing &&
+	    evbuffer_get_length(out) < CONTROL_LIST_HIGH) {
+		l->f.limit = l->left >= 0 && l->left < CONTROL_LIST_PAGE ?
+		    (size_t)l->left : CONTROL_LIST_PAGE;
+		if (l->f.limit == 0) {
+			page.n = 0;
+		} else if ((r = index_list(c->d->db, &l->f, &page)) < 0) {
+			/* Entries went out; the error ends the reply. */
+			control_reply_error(c, -r, "index: %s", strerror(-r));
+			control_list_free(c);
+			return true;
+		}
+		b = xmalloc(sizeof(*b));
+		for (i = 0; i < page.n; i++) {
+			control_entry_msg(c, b, &page.v[i]);
+			l->bytes += page.v[i].size;
+			l->count++;
+		}
+		if (page.n > 0) {
+			l->f.after = true;
+			l->f.after_ns = page.v[page.n - 1].deleted_ns;
+			l->f.after_id = page.v[page.n - 1].id;
+			if (l->left > 0)
+				l->left -= (int64_t)page.n;
+		}
+		if (page.n < l->f.limit || l->f.limit == 0) {
+			proto_init(b, MSG_OK);
+			proto_num(b, A_COUNT, l->count);
+			proto_num(b, A_BYTES, l->bytes);
+			control_send(c, b);
+			free(b);
+			entry_list_free(&page);
+			control_list_free(c);
+			return true;
+		}
+		free(b);
+		entry_list_free(&page);
+	}
+	if (c->closing) {
+		control_list_free(c);
 		return true;
-	if (e->orig_path == NULL || strncmp(e->orig_path, rel, len) != 0)
-		return false;
-	return e->orig_path[len] == '\0' || e->orig_path[len] == '/';
+	}
+	return false;
 }
 
 static void
 control_list(struct control_conn *c, const struct proto_msg *m)
 {
-	struct index_filter f = { .fs_id = -1, .states = ENTRY_LIVE };
-	struct proto_buf *b;
-	struct entry_list l;
+	struct control_list *l;
 	struct tfs *fs = NULL;
 	const char *rel = NULL;
-	int64_t bytes = 0, count = 0, limit = 0, skip;
-	size_t *keep, nkeep = 0, i;
 	uint32_t uid;
 	int r;
 
 	if (control_target_uid(c, m, &uid) < 0)
 		return;
-	f.uid = uid;
+	l = xcalloc(1, sizeof(*l));
+	l->f.fs_id = -1;
+	l->f.states = ENTRY_LIVE;
+	l->f.uid = uid;
+	l->left = -1;
 	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
 	if (PROTO_HAS(m, A_ALL) && m->num[A_ALL]) {
 		if (control_need_admin(c) < 0)
-			return;
-		f.uid = -1;
+			goto fail;
+		l->f.uid = -1;
 		snprintf(c->target, sizeof(c->target), "uid=all");
 	}
 	if (PROTO_HAS(m, A_PREFIX) &&
 	    control_path_fs(c->d, m->str[A_PREFIX], &fs, &rel) < 0) {
 		control_reply_error(c, ENOENT, "%s: not on a filesystem "
 		    "trashd manages", m->str[A_PREFIX]);
-		return;
+		goto fail;
+	}
+	if (fs != NULL) {
+		l->f.fs_id = fs->id;
+		if (rel[0] != '\0')
+			l->f.prefix = l->prefix = xstrdup(rel);
 	}
 	if (PROTO_HAS(m, A_BEFORE))
-		f.before_ns = m->num[A_BEFORE] > 0 ? m->num[A_BEFORE] : 1;
+		l->f.before_ns = m->num[A_BEFORE] > 0 ? m->num[A_BEFORE] : 1;
+	if (PROTO_HAS(m, A_SINCE) && m->num[A_SINCE] > 0)
+		l->f.since_ns = m->num[A_SINCE];
 	if (PROTO_HAS(m, A_FLAGS))
-		f.flags_set = (uint32_t)m->num[A_FLAGS] &
+		l->f.flags_set = (uint32_t)m->num[A_FLAGS] &
 		    (FS_SECRM_FL | FS_UNRM_FL);
-	if (PROTO_HAS(m, A_LIMIT) && m->num[A_LIMIT] > 0)
-		limit = m->num[A_LIMIT];
-	if (fs != NULL)
-		f.fs_id = fs->id;
-	if ((r = index_list(c->d->db, &f, &l)) < 0) {
-		control_reply_error(c, -r, "index: %s", strerror(-r));
-		return;
-	}
-	keep = l.n ? xcalloc(l.n, sizeof(*keep)) : NULL;
-	for (i = 0; i < l.n; i++) {
-		if (fs != NULL && !control_under(&l.v[i], fs->id, rel))
-			continue;
-		if (PROTO_HAS(m, A_SINCE) &&
-		    l.v[i].deleted_ns < m->num[A_SINCE])
-			continue;
-		keep[nkeep++] = i;
-	}
 	/* Oldest first; with a limit, the newest @limit of them. */
-	skip = limit > 0 && (int64_t)nkeep > limit ?
-	    (int64_t)nkeep - limit : 0;
-	b = xmalloc(sizeof(*b));
-	for (i = (size_t)skip; i < nkeep; i++) {
-		control_entry_msg(c, b, &l.v[keep[i]]);
-		bytes += l.v[keep[i]].size;
-		count++;
+	if (PROTO_HAS(m, A_LIMIT) && m->num[A_LIMIT] > 0) {
+		l->left = m->num[A_LIMIT];
+		r = index_newest(c->d->db, &l->f, (size_t)l->left,
+		    &l->f.after_ns, &l->f.after_id);
+		if (r == 0) {
+			l->f.after = true;
+		} else if (r != -ENOENT) {
+			control_reply_error(c, -r, "index: %s", strerror(-r));
+			goto fail;
+		}
 	}
-	free(keep);
-	entry_list_free(&l);
-	proto_init(b, MSG_OK);
-	proto_num(b, A_COUNT, count);
-	proto_num(b, A_BYTES, bytes);
-	control_reply_ok(c, b);
-	free(b);
+	snprintf(c->result, sizeof(c->result), "ok");
+	c->list = l;
+	/* The write callback runs when the output falls to the low mark. */
+	bufferevent_setwatermark(c->bev, EV_WRITE, CONTROL_LIST_LOW, 0);
+	/* Done at once: control_dispatch() ends the request. */
+	(void)control_list_more(c);
+	return;
+fail:
+	free(l->prefix);
+	free(l);
 }
 
 static void
@@ -1236,8 +1308,8 @@ control_dispatch(struct control_conn *c, const struct proto_hdr *h,
 out:
 	control_audit(c, verb);
 	free(m);
-	/* A restore runs on: its job ends the request. */
-	if (c->job == NULL)
+	/* A restore or a list runs on: it ends the request. */
+	if (c->job == NULL && c->list == NULL)
 		c->busy = false;
 }
 
@@ -1290,6 +1362,11 @@ control_write(struct bufferevent *bev, void *arg)
 {
 	struct control_conn *c = arg;
 
+	if (c->list != NULL) {
+		if (control_list_more(c))
+			control_request_done(c);
+		return;
+	}
 	if (c->closing && evbuffer_get_length(
 	    bufferevent_get_output(bev)) == 0)
 		control_conn_free(c);

@@ -255,17 +255,23 @@ index_set_state(struct db *db, int64_t id, enum entry_state s)
 }
 
 /*
- * One fixed statement for every filter: an unused condition is bound to a
- * value that makes it true.  Oldest first; (after_ns, after_id) pages
- * through a long list without holding all of it.
+ * One fixed condition for every filter: an unused one is bound to a value
+ * that makes it true.  The (deleted_ns, id) cursor is a row value, so the
+ * entries_deleted index serves it and the order: a page costs the rows it
+ * returns, not a scan and a sort.
  */
-static const char index_list_sql[] = "SELECT " ENTRY_COLS
-    " FROM entries WHERE (?1 < 0 OR fs_id = ?1) AND (?2 < 0 OR trash_uid = ?2)"
-    " AND (?3 = 0 OR ((1 << CASE state WHEN 'trashed' THEN 0"
-    " WHEN 'restored' THEN 1 WHEN 'wiping' THEN 2 WHEN 'wiped' THEN 3"
-    " ELSE 4 END) & ?3) != 0)"
-    " AND (?4 = 0 OR deleted_ns < ?4) AND (flags & ?5) = ?5"
-    " AND (?7 = 0 OR deleted_ns > ?8 OR (deleted_ns = ?8 AND id > ?7))"
+#define INDEX_WHERE " FROM entries WHERE (?1 < 0 OR fs_id = ?1)" \
+    " AND (?2 < 0 OR trash_uid = ?2)" \
+    " AND (?3 = 0 OR ((1 << CASE state WHEN 'trashed' THEN 0" \
+    " WHEN 'restored' THEN 1 WHEN 'wiping' THEN 2 WHEN 'wiped' THEN 3" \
+    " ELSE 4 END) & ?3) != 0)" \
+    " AND (?4 = 0 OR deleted_ns < ?4) AND (flags & ?5) = ?5" \
+    " AND (deleted_ns, id) > (?8, ?7) AND deleted_ns >= ?9" \
+    " AND (?10 IS NULL OR orig_path = ?10" \
+    " OR (orig_path >= ?10 || '/' AND orig_path < ?10 || '0'))"
+
+/* Oldest first. */
+static const char index_list_sql[] = "SELECT " ENTRY_COLS INDEX_WHERE
     " ORDER BY deleted_ns, id LIMIT ?6";
 
 static void
@@ -277,8 +283,14 @@ index_bind_filter(sqlite3_stmt *st, const struct index_filter *f)
 	sqlite3_bind_int64(st, 4, f->before_ns);
 	sqlite3_bind_int64(st, 5, f->flags_set);
 	sqlite3_bind_int64(st, 6, f->limit ? (int64_t)f->limit : -1);
-	sqlite3_bind_int64(st, 7, f->after_id);
-	sqlite3_bind_int64(st, 8, f->after_ns);
+	sqlite3_bind_int64(st, 7, f->after ? f->after_id : INT64_MIN);
+	sqlite3_bind_int64(st, 8, f->after ? f->after_ns : INT64_MIN);
+	sqlite3_bind_int64(st, 9, f->since_ns ? f->since_ns : INT64_MIN);
+	/* '/' + 1 is '0': the range holds exactly the paths under it. */
+	if (f->prefix != NULL && f->prefix[0] != '\0')
+		sqlite3_bind_text(st, 10, f->prefix, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 10);
 }
 
 /*
@@ -321,18 +333,43 @@ index_list(struct db *db, const struct index_filter *f, struct entry_list *l)
 	return index_collect(db, st, l);
 }
 
+/*
+ * The cursor that starts the newest @n rows of @f (@f's own cursor and
+ * limit are not looked at): paging from it with after set lists exactly
+ * them, oldest first.  -ENOENT: fewer than @n rows match, list them all.
+ */
+int
+index_newest(struct db *db, const struct index_filter *f, size_t n,
+    int64_t *after_ns, int64_t *after_id)
+{
+	static const char sql[] = "SELECT deleted_ns, id" INDEX_WHERE
+	    " ORDER BY deleted_ns DESC, id DESC LIMIT 1 OFFSET ?11";
+	struct index_filter g = *f;
+	sqlite3_stmt *st;
+	int r;
+
+	if (n == 0)
+		return -EINVAL;
+	g.after = false;
+	g.limit = 0;
+	if ((st = db_stmt(db, sql)) == NULL)
+		return -EIO;
+	index_bind_filter(st, &g);
+	sqlite3_bind_int64(st, 11, (int64_t)n - 1);
+	if ((r = db_row(db, st)) <= 0)
+		return r == 0 ? -ENOENT : r;
+	/* Just before that row: ids are integers. */
+	*after_ns = sqlite3_column_int64(st, 0);
+	*after_id = sqlite3_column_int64(st, 1) - 1;
+	sqlite3_reset(st);
+	return 0;
+}
+
 int
 index_count(struct db *db, const struct index_filter *f, int64_t *n)
 {
-	static const char sql[] = "SELECT count(*) FROM (SELECT " ENTRY_COLS
-	    " FROM entries WHERE (?1 < 0 OR fs_id = ?1) AND "
-	    "(?2 < 0 OR trash_uid = ?2)"
-	    " AND (?3 = 0 OR ((1 << CASE state WHEN 'trashed' THEN 0"
-	    " WHEN 'restored' THEN 1 WHEN 'wiping' THEN 2 WHEN 'wiped' THEN 3"
-	    " ELSE 4 END) & ?3) != 0)"
-	    " AND (?4 = 0 OR deleted_ns < ?4) AND (flags & ?5) = ?5"
-	    " AND (?7 = 0 OR deleted_ns > ?8 OR (deleted_ns = ?8 AND id > ?7))"
-	    " LIMIT ?6)";
+	static const char sql[] = "SELECT count(*) FROM (SELECT id"
+	    INDEX_WHERE " LIMIT ?6)";
 	sqlite3_stmt *st;
 	int r;
 

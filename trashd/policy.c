@@ -388,6 +388,7 @@ static int
 policy_page(struct trashd *d, struct index_filter *f, struct entry_list *l)
 {
 	if (l->n > 0) {
+		f->after = true;
 		f->after_ns = l->v[l->n - 1].deleted_ns;
 		f->after_id = l->v[l->n - 1].id;
 	}

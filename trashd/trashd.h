@@ -76,7 +76,7 @@ struct config {
 	int64_t		 retention;	/* seconds, 0: forever */
 	unsigned	 watermark;	/* percent free, 0: off */
 	int64_t		 grace;		/* seconds before a +s entry is wiped */
-	int64_t		 min_age;	/* deleted younger: purged, 0: off */
+	int64_t		 min_age;	/* seconds, 0: off */
 	unsigned	 wipe_passes;
 	bool		 wipe_zero;
 	bool		 wipe_verify;
@@ -168,7 +168,10 @@ struct index_filter {
 	int64_t		 before_ns;	/* deleted before, 0: any */
 	uint32_t	 flags_set;	/* all of these flags, 0: any */
 	size_t		 limit;		/* 0: no limit */
-	/* Paging: only rows after this one in list order, 0: from the start. */
+	int64_t		 since_ns;	/* deleted at or after, 0: any */
+	const char	*prefix;	/* orig_path at or under, NULL: any */
+	/* Paging: only rows after this one in list order. */
+	bool		 after;		/* false: from the start */
 	int64_t		 after_id;
 	int64_t		 after_ns;	/* that row's deleted_ns */
 };
@@ -194,6 +197,8 @@ int	 index_refresh(struct db *, const struct entry *);
 int	 index_set_state(struct db *, int64_t id, enum entry_state);
 int	 index_list(struct db *, const struct index_filter *,
 	    struct entry_list *);
+int	 index_newest(struct db *, const struct index_filter *, size_t,
+	    int64_t *, int64_t *);
 int	 index_count(struct db *, const struct index_filter *, int64_t *);
 int	 index_usage(struct db *, int64_t fs_id, uint32_t uid,
 	    struct usage *);
@@ -264,7 +269,7 @@ struct trashd {
 	size_t		 nfs;
 	int		 inotify_fd;
 	struct event	*inotify_ev;
-	struct event	*inotify_batch;	/* reads events a little later */
+	struct event	*inotify_batch;	/* reads events in batches */
 	struct event	*policy_ev;
 	struct wipe_worker *worker;
 	bool		 rescan;	/* a full scan is due */
@@ -273,7 +278,7 @@ struct trashd {
 	size_t		 nfresh;
 	size_t		 fresh_cap;
 	bool		 policy_full;	/* a full policy run is due */
-	int64_t		 policy_due;	/* the next periodic full run */
+	int64_t		 policy_due;	/* the next full run */
 };
 
 int	 daemon_open(struct trashd *, struct config *, struct event_base *,

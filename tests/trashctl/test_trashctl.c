@@ -1370,6 +1370,106 @@ test_not_running(void **state)
 	free(out);
 }
 
+/* ---- list: filters, the newest N, a long list streamed ---- */
+
+#define LIST_BULK	5000
+
+static void
+test_list(void **state)
+{
+	static const char *const paths[] = { "home/a/dir", "home/a/dir/f",
+	    "home/a/dir/sub/g", "home/a/dir.txt", "home/a/dir0/f",
+	    "home/a/dirx/f" };
+	struct env *e = *state;
+	struct proto_client c, other;
+	struct proto_buf b;
+	struct proto_msg *m = xmalloc(sizeof(*m));
+	char dir[PATH_MAX], name[32], path[64], *out = NULL, *p5, *p6;
+	int64_t t, last_t = 0, last_id = 0, n = 0, bytes = 0, t0;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "p%zu", i);
+		stage(e, UA, name, paths[i], 1700000001 + (int64_t)i, "xy", 2,
+		    0644);
+	}
+	wait_count(e, UA, 6);
+	/* A prefix is a path and what lies under it, not a string prefix. */
+	tl_path(&e->t, dir, sizeof(dir), "home/a/dir");
+	check_rc(ctl(e, &A, &out, "list", "--json", dir), 0, out);
+	assert_int_equal(count_str(out, "\"id\":"), 3);
+	assert_null(strstr(out, "dir.txt"));
+	assert_null(strstr(out, "dir0"));
+	assert_null(strstr(out, "dirx"));
+	free(out);
+	/* -n 2: the two newest, oldest first. */
+	check_rc(ctl(e, &A, &out, "list", "--json", "-n", "2"), 0, out);
+	assert_int_equal(count_str(out, "\"id\":"), 2);
+	p5 = strstr(out, "dir0/f");
+	p6 = strstr(out, "dirx/f");
+	assert_non_null(p5);
+	assert_non_null(p6);
+	assert_true(p5 < p6);
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "--json", "-n", "2", dir), 0, out);
+	assert_int_equal(count_str(out, "\"id\":"), 2);
+	assert_null(strstr(out, "\"home/a/dir\""));
+	free(out);
+	/* --newer-than is inclusive, --older-than is not. */
+	check_rc(ctl(e, &A, &out, "list", "--json", "-N", "@1700000005"), 0,
+	    out);
+	assert_int_equal(count_str(out, "\"id\":"), 2);
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "--json", "-o", "@1700000002"), 0,
+	    out);
+	assert_int_equal(count_str(out, "\"id\":"), 1);
+	free(out);
+
+	/* Older than those: a list far longer than the daemon buffers. */
+	for (i = 0; i < LIST_BULK; i++) {
+		snprintf(name, sizeof(name), "b%zu", i);
+		snprintf(path, sizeof(path), "home/a/bulk/f%zu", i);
+		stage(e, UA, name, path, 1600000000 + (int64_t)(i / 3), "x",
+		    1, 0644);
+	}
+	for (i = 0; i < 1000 && raw_count(e, UA, NULL) != LIST_BULK + 6; i++)
+		msleep(20);
+	assert_int_equal(raw_connect(e, &c), 0);
+	proto_init(&b, MSG_LIST);
+	proto_num(&b, A_UID, UA);
+	assert_int_equal(proto_send(&c, &b), 0);
+	/* While this client takes nothing, another is served at once. */
+	msleep(300);
+	t0 = mono_ms();
+	assert_int_equal(raw_connect(e, &other), 0);
+	assert_int_equal(raw_status(&other), MSG_OK);
+	proto_close(&other);
+	assert_true(mono_ms() - t0 < 500);
+	/* Each entry once, in order, and the totals say what was sent. */
+	for (;;) {
+		assert_int_equal(proto_recv(&c, m, &why), 0);
+		if (m->type != MSG_ENTRY)
+			break;
+		t = m->num[A_TIME];
+		assert_true(t > last_t || (t == last_t &&
+		    m->num[A_ID] > last_id));
+		last_t = t;
+		last_id = m->num[A_ID];
+		bytes += m->num[A_SIZE];
+		n++;
+	}
+	assert_int_equal(m->type, MSG_OK);
+	assert_int_equal(n, LIST_BULK + 6);
+	assert_int_equal(m->num[A_COUNT], n);
+	assert_int_equal(m->num[A_BYTES], bytes);
+	assert_int_equal(bytes, LIST_BULK + 12);
+	/* The connection takes the next request. */
+	assert_int_equal(raw_status(&c), MSG_OK);
+	proto_close(&c);
+	free(m);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1394,6 +1494,7 @@ main(int argc, char *argv[])
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_not_running, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
 	};
 
 	if (argc != 3) {
