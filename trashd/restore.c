@@ -39,6 +39,11 @@ struct restore_msg {
 	int32_t		 err;
 };
 
+struct restore_id {
+	int64_t		 id;
+	size_t		 idx;
+};
+
 struct restore_job {
 	LIST_ENTRY(restore_job) entry;
 	struct trashd		*d;
@@ -56,6 +61,8 @@ struct restore_job {
 	uint8_t			 buf[sizeof(struct restore_msg)];
 	size_t			 blen;
 	bool			*reported;
+	/* The entries' ids, sorted, with their index in l: restore_owns(). */
+	struct restore_id	*ids;
 	size_t			 done;
 	size_t			 failed;
 };
@@ -68,6 +75,36 @@ size_t
 restore_running(void)
 {
 	return restore_njobs;
+}
+
+static int
+restore_id_cmp(const void *a, const void *b)
+{
+	const struct restore_id *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Is entry @id being moved out by a restore that has not reported it yet?
+ * Its departure is then the restore's to record, with the actor's uid:
+ * inotify sees it leave before the child's report is read.
+ */
+bool
+restore_owns(int64_t id)
+{
+	struct restore_job *j;
+	struct restore_id key = { id, 0 }, *hit;
+
+	LIST_FOREACH(j, &restore_jobs, entry) {
+		if (j->ids == NULL)
+			continue;
+		hit = bsearch(&key, j->ids, j->l.n, sizeof(*j->ids),
+		    restore_id_cmp);
+		if (hit != NULL && !j->reported[hit->idx])
+			return true;
+	}
+	return false;
 }
 
 void
@@ -345,6 +382,7 @@ restore_free(struct restore_job *j)
 		free(j->targets[i]);
 	free(j->targets);
 	free(j->reported);
+	free(j->ids);
 	entry_list_free(&j->l);
 	free(j->fs_path);
 	free(j);
@@ -355,6 +393,8 @@ restore_finish(struct restore_job *j)
 {
 	struct control_conn *c = j->c;
 	struct proto_buf *b;
+	struct tfs *fs;
+	struct tuid *tu;
 	int status = 0;
 	size_t i;
 
@@ -363,10 +403,19 @@ restore_finish(struct restore_job *j)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		log_warnx("restore: child %d died (status %d)", (int)j->pid,
 		    status);
-	/* What the child did not report, it did not do. */
-	for (i = 0; i < j->l.n; i++)
-		if (!j->reported[i])
-			restore_report(j, i, EIO);
+	/*
+	 * What the child did not report, it may or may not have done: failed
+	 * for the client, and whatever left the trash is recorded as gone
+	 * (the departure restore_owns() held back).
+	 */
+	for (i = 0; i < j->l.n; i++) {
+		if (j->reported[i])
+			continue;
+		restore_report(j, i, EIO);
+		if ((fs = daemon_fs(j->d, j->fs_id)) != NULL &&
+		    trash_uid(fs, j->uid, &tu) == 0)
+			(void)scan_gone(j->d, fs, tu, j->l.v[i].name);
+	}
 	if (c != NULL) {
 		b = xmalloc(sizeof(*b));
 		proto_init(b, MSG_OK);
@@ -434,6 +483,14 @@ restore_start(struct trashd *d, struct control_conn *c, struct tfs *fs,
 	l->n = 0;
 	j->targets = targets;
 	j->reported = xcalloc(j->l.n + 1, sizeof(*j->reported));
+	if (j->l.n > 0) {
+		j->ids = xcalloc(j->l.n, sizeof(*j->ids));
+		for (i = 0; i < j->l.n; i++) {
+			j->ids[i].id = j->l.v[i].id;
+			j->ids[i].idx = i;
+		}
+		qsort(j->ids, j->l.n, sizeof(*j->ids), restore_id_cmp);
+	}
 	j->fd = -1;
 	LIST_INSERT_HEAD(&restore_jobs, j, entry);
 	restore_njobs++;

@@ -220,6 +220,9 @@ scan_vanished(struct trashd *d, struct tfs *fs, struct entry *e)
 	char *target;
 	int r;
 
+	/* A restore is moving it: its report records who did. */
+	if (restore_owns(e->id))
+		return 0;
 	if ((r = index_set_state(d->db, e->id, ENTRY_RESTORED)) < 0)
 		return r;
 	target = audit_entry_target(fs, e);

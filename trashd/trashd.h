@@ -481,6 +481,7 @@ int	 restore_start(struct trashd *, struct control_conn *,
 void	 restore_detach(struct restore_job *);
 void	 restore_stop_all(struct trashd *);
 size_t	 restore_running(void);
+bool	 restore_owns(int64_t id);
 int	 restore_move(int rootfd, int tudirfd, const char *name,
 	    const struct ident *, const char *target, bool overwrite);
 int	 restore_creds(const struct peer *, uint32_t uid, int tudirfd,

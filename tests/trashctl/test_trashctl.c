@@ -700,6 +700,13 @@ test_tree_restore(void **state)
 	    0, out);
 	assert_int_equal(count_str(out, "ok: restored"), TREE_FILES);
 	free(out);
+	/* Each left the trash by this request: credited to A, never to an
+	 * unknown actor, though inotify saw it leave before the report. */
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restored", "-n", "1000",
+	    "--json"), 0, out);
+	assert_int_equal(count_str(out, "ok: by request"), TREE_FILES);
+	assert_null(strstr(out, "left the trash"));
+	free(out);
 	/* And that older version, by --version 2 of its path... */
 	tl_path(&e->t, path, sizeof(path), "home/a/proj/file-0.dat");
 	check_rc(ctl(e, &A, &out, "restore", path, "--version", "1"), 1, out);
@@ -1468,6 +1475,20 @@ test_list(void **state)
 	assert_int_equal(raw_status(&c), MSG_OK);
 	proto_close(&c);
 	free(m);
+
+	/*
+	 * Restored at once, they leave faster than the child reports: each
+	 * is still credited to A's request, never to an unknown actor.
+	 */
+	mkdir_as(e, "home/a", UA, 0755);
+	tl_path(&e->t, dir, sizeof(dir), "home/a/bulk");
+	check_rc(ctl(e, &A, &out, "restore", dir), 0, out);
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restored", "-n",
+	    "10000", "--json"), 0, out);
+	assert_int_equal(count_str(out, "ok: by request"), LIST_BULK);
+	assert_null(strstr(out, "left the trash"));
+	free(out);
 }
 
 int
