@@ -128,6 +128,31 @@ scan_mark_seen(struct trashd *d, int64_t id)
 	return db_done(d->db, st);
 }
 
+static int	scan_vanished(struct trashd *, struct tfs *, struct entry *);
+
+/*
+ * Is the inode open at @fd still the file of row @old, or a new one that
+ * was given its inode number (an entry emptied while trashd was down, a
+ * new one trashed)?  A different generation or deletion time says new.
+ */
+static bool
+scan_same_file(int fd, const struct entry *old)
+{
+	char buf[64];
+	int64_t t;
+	long gen;
+	int n;
+
+	if (old->generation >= 0 && ioctl(fd, FS_IOC_GETVERSION, &gen) == 0 &&
+	    (int64_t)(uint32_t)gen != old->generation)
+		return false;
+	n = scan_xattr(fd, XATTR_TRASH_TIME, buf, sizeof(buf));
+	if (n > 0 && scan_parse_time(buf, (size_t)n, &t) == 0 &&
+	    t != old->deleted_ns)
+		return false;
+	return true;
+}
+
 /*
  * Index entry @name of @tu, or refresh its row.  *@id is its row (0 when
  * it is not an entry: not a regular file, gone, replaced meanwhile).
@@ -163,6 +188,13 @@ scan_entry(struct trashd *d, struct tfs *fs, struct tuid *tu,
 	r = index_find_live(d->db, fs->id, st.st_ino, &old);
 	if (r < 0 && r != -ENOENT)
 		goto out;
+	if (r == 0 && old.state == ENTRY_TRASHED && !scan_same_file(fd, &old)) {
+		/* Its row's file left; this one is new. */
+		if ((r = scan_vanished(d, fs, &old)) < 0)
+			goto out;
+		entry_clear(&old);
+		r = -ENOENT;
+	}
 	if (r == 0) {
 		/* Known inode: it may have been renamed, grown, chattr'd. */
 		if (old.state == ENTRY_TRASHED && (strcmp(old.name, name) ||

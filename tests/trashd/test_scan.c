@@ -225,6 +225,57 @@ test_bad_xattrs(void **state)
 	daemon_close(&d);
 }
 
+/*
+ * While trashd was down an entry was emptied and a new file, trashed, got
+ * its inode number: the new file is a new row, not the old one renamed
+ * (which would restore it to the old one's path).
+ */
+static void
+test_inode_reused(void **state)
+{
+	struct tl *t = *state;
+	struct tl_entry n = { .uid = 1004, .name = "old", .path = "home/old",
+	    .time = 1000, .deleter = 1004 };
+	struct trashd d;
+	struct entry e;
+	char p[PATH_MAX], q[PATH_MAX];
+	int64_t id_old;
+
+	tl_stage(t, &n);
+	tl_open(t, &d, tl_config(t), NULL);
+	assert_int_equal(tl_entry_by_name(&d, 1004, "old", &e), 0);
+	id_old = e.id;
+	entry_clear(&e);
+	daemon_close(&d);
+
+	/* The same inode, as the kernel leaves a new deletion. */
+	tl_path(t, p, sizeof(p), ".trash/1004/old");
+	tl_path(t, q, sizeof(q), ".trash/1004/new");
+	assert_int_equal(setxattr(p, XATTR_TRASH_PATH, "home/other", 10, 0),
+	    0);
+	assert_int_equal(setxattr(p, XATTR_TRASH_TIME, "2000.000000000", 14,
+	    0), 0);
+	assert_int_equal(rename(p, q), 0);
+
+	tl_open(t, &d, tl_config(t), NULL);
+	assert_int_equal(index_get(d.db, id_old, &e), 0);
+	assert_int_equal(e.state, ENTRY_RESTORED);
+	assert_string_equal(e.orig_path, "home/old");
+	entry_clear(&e);
+	assert_int_equal(tl_entry_by_name(&d, 1004, "new", &e), 0);
+	assert_true(e.id != id_old);
+	assert_string_equal(e.orig_path, "home/other");
+	assert_int_equal(e.deleted_ns, 2000 * NSEC_PER_SEC);
+	assert_int_equal(e.state, ENTRY_TRASHED);
+	entry_clear(&e);
+	assert_int_equal(tl_count(&d, 1004, 0), 2);
+	/* Again: stable, the new row is the same file. */
+	assert_int_equal(scan_all(&d), 0);
+	assert_int_equal(tl_count(&d, 1004, 0), 2);
+	assert_int_equal(tl_count(&d, 1004, ENTRY_LIVE), 1);
+	daemon_close(&d);
+}
+
 int
 main(void)
 {
@@ -232,6 +283,7 @@ main(void)
 		cmocka_unit_test(test_index_staged_tree),
 		cmocka_unit_test(test_reconcile_while_stopped),
 		cmocka_unit_test(test_bad_xattrs),
+		cmocka_unit_test(test_inode_reused),
 	};
 
 	log_init(1, 0);
