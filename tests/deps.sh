@@ -3,7 +3,7 @@
 # Does nothing (and needs no network) when they are all there.
 set -euo pipefail
 pkgs=(
-	build-essential cmake pkg-config mandoc	# the user-space build
+	build-essential cmake pkg-config mandoc valgrind	# the user-space build
 	libevent-dev libsqlite3-dev libcap-dev libcmocka-dev	# trashd
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev cpio rsync kmod
 	python3-ply python3-git			# checkpatch.pl's SPDX check
