@@ -131,26 +131,35 @@ scan_mark_seen(struct trashd *d, int64_t id)
 static int	scan_vanished(struct trashd *, struct tfs *, struct entry *);
 
 /*
- * Is the inode open at @fd still the file of row @old, or a new one that
- * was given its inode number (an entry emptied while trashd was down, a
- * new one trashed)?  A different generation or deletion time says new.
+ * Is the inode open at @fd (@st) still the file of row @old, or a new one
+ * that was given its inode number (an entry emptied while trashd was
+ * down, a new one trashed)?  A reconcile asks it of every entry, so first
+ * the free answer: an inode whose ctime is its deletion's (the kernel's
+ * move into the trash is its last change; a hand-moved entry's time is
+ * its ctime) is untouched since, the same file.  Else the kernel stamps
+ * each deletion's time (ns) on the inode: a different one says new; a
+ * file moved in by hand has none, and a different generation says new.
  */
+#define SCAN_UNTOUCHED_NS	(100 * 1000 * 1000)
+
 static bool
-scan_same_file(int fd, const struct entry *old)
+scan_same_file(int fd, const struct stat *st, const struct entry *old)
 {
 	char buf[64];
-	int64_t t;
+	int64_t t, ctime_ns;
 	long gen;
 	int n;
 
-	if (old->generation >= 0 && ioctl(fd, FS_IOC_GETVERSION, &gen) == 0 &&
-	    (int64_t)(uint32_t)gen != old->generation)
-		return false;
+	ctime_ns = (int64_t)st->st_ctim.tv_sec * NSEC_PER_SEC +
+	    st->st_ctim.tv_nsec;
+	if (ctime_ns <= old->deleted_ns + SCAN_UNTOUCHED_NS)
+		return true;
 	n = scan_xattr(fd, XATTR_TRASH_TIME, buf, sizeof(buf));
-	if (n > 0 && scan_parse_time(buf, (size_t)n, &t) == 0 &&
-	    t != old->deleted_ns)
-		return false;
-	return true;
+	if (n > 0 && scan_parse_time(buf, (size_t)n, &t) == 0)
+		return t == old->deleted_ns;
+	return old->generation < 0 ||
+	    ioctl(fd, FS_IOC_GETVERSION, &gen) < 0 ||
+	    (int64_t)(uint32_t)gen == old->generation;
 }
 
 /*
@@ -188,7 +197,8 @@ scan_entry(struct trashd *d, struct tfs *fs, struct tuid *tu,
 	r = index_find_live(d->db, fs->id, st.st_ino, &old);
 	if (r < 0 && r != -ENOENT)
 		goto out;
-	if (r == 0 && old.state == ENTRY_TRASHED && !scan_same_file(fd, &old)) {
+	if (r == 0 && old.state == ENTRY_TRASHED &&
+	    !scan_same_file(fd, &st, &old)) {
 		/* Its row's file left; this one is new. */
 		if ((r = scan_vanished(d, fs, &old)) < 0)
 			goto out;
