@@ -442,21 +442,21 @@ control_list_more(struct control_conn *c)
 	struct proto_buf *b;
 	struct entry_list page;
 	size_t i;
+	bool done = false;
 	int r;
 
-	while (!c->closing &&
+	b = xmalloc(sizeof(*b));
+	while (!done && !c->closing &&
 	    evbuffer_get_length(out) < CONTROL_LIST_HIGH) {
 		l->f.limit = l->left >= 0 && l->left < CONTROL_LIST_PAGE ?
 		    (size_t)l->left : CONTROL_LIST_PAGE;
-		if (l->f.limit == 0) {
-			page.n = 0;
-		} else if ((r = index_list(c->d->db, &l->f, &page)) < 0) {
+		if ((r = index_list(c->d->db, &l->f, &page)) < 0) {
 			/* Entries went out; the error ends the reply. */
 			control_reply_error(c, -r, "index: %s", strerror(-r));
+			free(b);
 			control_list_free(c);
 			return true;
 		}
-		b = xmalloc(sizeof(*b));
 		for (i = 0; i < page.n; i++) {
 			control_entry_msg(c, b, &page.v[i]);
 			l->bytes += page.v[i].size;
@@ -469,20 +469,19 @@ control_list_more(struct control_conn *c)
 			if (l->left > 0)
 				l->left -= (int64_t)page.n;
 		}
-		if (page.n < l->f.limit || l->f.limit == 0) {
-			proto_init(b, MSG_OK);
-			proto_num(b, A_COUNT, l->count);
-			proto_num(b, A_BYTES, l->bytes);
-			control_send(c, b);
-			free(b);
-			entry_list_free(&page);
-			control_list_free(c);
-			return true;
-		}
-		free(b);
+		/* A short page is the last; so is the one that made the
+		 * limit (left is 0, never read as "no limit" again). */
+		done = page.n < l->f.limit || l->left == 0;
 		entry_list_free(&page);
 	}
-	if (c->closing) {
+	if (done) {
+		proto_init(b, MSG_OK);
+		proto_num(b, A_COUNT, l->count);
+		proto_num(b, A_BYTES, l->bytes);
+		control_send(c, b);
+	}
+	free(b);
+	if (done || c->closing) {
 		control_list_free(c);
 		return true;
 	}

@@ -408,12 +408,14 @@ restore_finish(struct restore_job *j)
 	 * for the client, and whatever left the trash is recorded as gone
 	 * (the departure restore_owns() held back).
 	 */
+	if ((fs = daemon_fs(j->d, j->fs_id)) == NULL ||
+	    trash_uid(fs, j->uid, &tu) < 0)
+		tu = NULL;
 	for (i = 0; i < j->l.n; i++) {
 		if (j->reported[i])
 			continue;
 		restore_report(j, i, EIO);
-		if ((fs = daemon_fs(j->d, j->fs_id)) != NULL &&
-		    trash_uid(fs, j->uid, &tu) == 0)
+		if (tu != NULL)
 			(void)scan_gone(j->d, fs, tu, j->l.v[i].name);
 	}
 	if (c != NULL) {
