@@ -317,7 +317,7 @@ control_target_uid(struct control_conn *c, const struct proto_msg *m,
 		return 0;
 	snprintf(c->target, sizeof(c->target), "uid=%" PRId64,
 	    m->num[A_UID]);
-	if (m->num[A_UID] < 0 || m->num[A_UID] > TRASH_UID_MAX) {
+	if (m->num[A_UID] < 0 || m->num[A_UID] > TRASHBIN_UID_MAX) {
 		control_reply_error(c, EINVAL, "uid %" PRId64 " out of range",
 		    m->num[A_UID]);
 		return -EINVAL;
@@ -691,7 +691,7 @@ control_policy_kind(struct control_conn *c, const struct proto_msg *m,
 	if (k == PROTO_KIND_DEFAULT)
 		return 1;
 	if (!PROTO_HAS(m, A_XID) || m->num[A_XID] < 0 ||
-	    m->num[A_XID] > TRASH_UID_MAX) {
+	    m->num[A_XID] > TRASHBIN_UID_MAX) {
 		control_reply_error(c, EINVAL, "a policy of a %s needs its id",
 		    c->target);
 		return -EINVAL;
@@ -1128,7 +1128,7 @@ control_restore(struct control_conn *c, const struct proto_msg *m)
 		mask = (mode_t)(m->num[A_UMASK] & 0777);
 	if ((r = trash_uid(fs, uid, &tu)) < 0) {
 		control_reply_error(c, -r, "%s/%s/%u: %s", fs->path,
-		    TRASH_DIR, uid, strerror(-r));
+		    TRASHBIN_DIR, uid, strerror(-r));
 		goto out;
 	}
 	if ((r = restore_creds(&c->peer, uid, tu->fd, &cr)) < 0) {

@@ -115,7 +115,7 @@ daemon_open_fs(struct trashd *d)
 		fs = &d->fs[d->nfs];
 		if ((r = trash_open(fs, c->fs[i].path, c->create_trash)) < 0) {
 			log_warnx("%s/%s: refusing this filesystem: %s%s",
-			    c->fs[i].path, TRASH_DIR, strerror(-r),
+			    c->fs[i].path, TRASHBIN_DIR, strerror(-r),
 			    r == -ENOTDIR ? " (a symlink, or not a directory)" :
 			    r == -EPERM ?
 			    " (not owned by root)" : r == -EACCES ?
@@ -134,8 +134,8 @@ daemon_open_fs(struct trashd *d)
 		d->nfs++;
 		if (d->inotify_fd >= 0 && (r = watch_fs(d, fs)) < 0)
 			log_warnx("%s/%s: cannot watch: %s", fs->path,
-			    TRASH_DIR, strerror(-r));
-		log_info("%s: managing %s/%s", fs->path, fs->path, TRASH_DIR);
+			    TRASHBIN_DIR, strerror(-r));
+		log_info("%s: managing %s/%s", fs->path, fs->path, TRASHBIN_DIR);
 	}
 }
 

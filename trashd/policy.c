@@ -81,7 +81,7 @@ policy_set(struct trashd *d, enum policy_kind kind, uint32_t id,
 	sqlite3_stmt *st;
 	int r;
 
-	if (id > TRASH_UID_MAX || p->quota < -1 || p->retention < -1 ||
+	if (id > TRASHBIN_UID_MAX || p->quota < -1 || p->retention < -1 ||
 	    p->retention > INT64_MAX / NSEC_PER_SEC)
 		return -EINVAL;
 	if (kind == POLICY_DEFAULT)

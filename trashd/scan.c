@@ -80,14 +80,19 @@ scan_read_meta(int fd, const struct stat *st, struct entry *e)
 	int flags = 0, n;
 	long gen;
 
-	n = scan_xattr(fd, XATTR_TRASH_PATH, buf, sizeof(buf));
-	e->orig_path = n > 0 ? xstrdup(buf) : NULL;
-	n = scan_xattr(fd, XATTR_TRASH_TIME, buf, 64);
+	n = scan_xattr(fd, TRASHBIN_XATTR_PATH, buf, sizeof(buf));
+	/*
+	 * A path the kernel could only record in its bounded form (marker,
+	 * then the last components) is no place to restore to: unknown.
+	 */
+	e->orig_path = n > 0 && strncmp(buf, TRASHBIN_PATH_TRUNCATED,
+	    strlen(TRASHBIN_PATH_TRUNCATED)) != 0 ? xstrdup(buf) : NULL;
+	n = scan_xattr(fd, TRASHBIN_XATTR_TIME, buf, 64);
 	if (n <= 0 || scan_parse_time(buf, (size_t)n, &e->deleted_ns) < 0)
 		/* Moved in by hand: the rename into the trash set ctime. */
 		e->deleted_ns = (int64_t)st->st_ctim.tv_sec * NSEC_PER_SEC +
 		    st->st_ctim.tv_nsec;
-	n = scan_xattr(fd, XATTR_TRASH_UID, buf, 16);
+	n = scan_xattr(fd, TRASHBIN_XATTR_UID, buf, 16);
 	e->deleter_uid = n > 0 && trash_parse_uid(buf, &uid) == 0 ?
 	    (int64_t)uid : -1;
 	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
@@ -154,7 +159,7 @@ scan_same_file(int fd, const struct stat *st, const struct entry *old)
 	    st->st_ctim.tv_nsec;
 	if (ctime_ns <= old->deleted_ns + SCAN_UNTOUCHED_NS)
 		return true;
-	n = scan_xattr(fd, XATTR_TRASH_TIME, buf, sizeof(buf));
+	n = scan_xattr(fd, TRASHBIN_XATTR_TIME, buf, sizeof(buf));
 	if (n > 0 && scan_parse_time(buf, (size_t)n, &t) == 0)
 		return t == old->deleted_ns;
 	return old->generation < 0 ||

@@ -84,7 +84,7 @@ trash_open(struct tfs *fs, const char *path, bool create)
 	fs->root.dev = st.st_dev;
 	fs->root.ino = st.st_ino;
 	/* The kernel's rule: a root-owned directory without g/o write. */
-	r = trash_open_dir(fs->rootfd, TRASH_DIR, 0755, create, &fs->root,
+	r = trash_open_dir(fs->rootfd, TRASHBIN_DIR, 0755, create, &fs->root,
 	    022);
 	if (r < 0)
 		goto fail;
@@ -137,7 +137,7 @@ trash_parse_uid(const char *s, uint32_t *uid)
 			return -EINVAL;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
-	if (v > TRASH_UID_MAX)
+	if (v > TRASHBIN_UID_MAX)
 		return -ERANGE;
 	*uid = (uint32_t)v;
 	return 0;

@@ -18,14 +18,14 @@
 #define TRASHD_DB	"/var/lib/trashd/index.db"
 #define TRASHD_SOCKET	"/run/trashd/trashd.sock"
 
-/* The kernel ABI: Documentation/filesystems/trashbin.rst */
-#define TRASH_DIR	".trash"
+/*
+ * The kernel ABI (Documentation/filesystems/trashbin.rst): TRASHBIN_DIR,
+ * the trusted.trash.* names and formats, TRASHBIN_UID_MAX, from the
+ * series' UAPI header (kernel/uapi-header.sh extracts it at configure).
+ */
+#include <linux/trashbin.h>
+/* trashd's own: the durable wipe queue, root-only, in /.trash. */
 #define TRASH_WIPE_DIR	".wipe"
-#define XATTR_TRASH_PATH "trusted.trash.path"
-#define XATTR_TRASH_TIME "trusted.trash.time"
-#define XATTR_TRASH_UID	 "trusted.trash.uid"
-/* Largest uid the kernel uses as a trash dir name ((uid_t)-1 is invalid). */
-#define TRASH_UID_MAX	4294967294U
 
 #define NSEC_PER_SEC	1000000000LL
 

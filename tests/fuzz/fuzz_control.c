@@ -87,8 +87,8 @@ fz_stage(uint32_t uid, const char *name, const char *path)
 		abort();
 	if (write(fd, "data", 4) != 4 || fchown(fd, uid, uid) < 0)
 		abort();
-	(void)fsetxattr(fd, XATTR_TRASH_PATH, path, strlen(path), 0);
-	(void)fsetxattr(fd, XATTR_TRASH_TIME, t, strlen(t), 0);
+	(void)fsetxattr(fd, TRASHBIN_XATTR_PATH, path, strlen(path), 0);
+	(void)fsetxattr(fd, TRASHBIN_XATTR_TIME, t, strlen(t), 0);
 	close(fd);
 	if (rename(tmp, dst) < 0)
 		abort();

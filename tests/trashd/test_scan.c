@@ -213,14 +213,39 @@ test_bad_xattrs(void **state)
 	tl_stage(t, &n);
 	tl_path(t, p, sizeof(p), ".trash/1003/odd");
 	/* A path with a NUL in it, a bad time and a bad uid: ignored. */
-	assert_int_equal(setxattr(p, XATTR_TRASH_PATH, "a\0b", 3, 0), 0);
-	assert_int_equal(setxattr(p, XATTR_TRASH_TIME, "12x.5", 5, 0), 0);
-	assert_int_equal(setxattr(p, XATTR_TRASH_UID, "-1", 2, 0), 0);
+	assert_int_equal(setxattr(p, TRASHBIN_XATTR_PATH, "a\0b", 3, 0), 0);
+	assert_int_equal(setxattr(p, TRASHBIN_XATTR_TIME, "12x.5", 5, 0), 0);
+	assert_int_equal(setxattr(p, TRASHBIN_XATTR_UID, "-1", 2, 0), 0);
 	tl_open(t, &d, tl_config(t), NULL);
 	assert_int_equal(tl_entry_by_name(&d, 1003, "odd", &e), 0);
 	assert_null(e.orig_path);
 	assert_int_equal(e.deleter_uid, -1);
 	assert_true(e.deleted_ns > 1000 * NSEC_PER_SEC);
+	entry_clear(&e);
+	daemon_close(&d);
+}
+
+/*
+ * A path the kernel could only record in its bounded form (too deep, or
+ * no room in the inode's xattrs) is no original path: unknown, so that a
+ * restore needs a destination.  Deletion time and deleter still count.
+ */
+static void
+test_bounded_path(void **state)
+{
+	struct tl *t = *state;
+	struct tl_entry n = { .uid = 1005, .name = "f",
+	    .path = TRASHBIN_PATH_TRUNCATED "deep/dir/f", .time = 2000,
+	    .deleter = 1005 };
+	struct trashd d;
+	struct entry e;
+
+	tl_stage(t, &n);
+	tl_open(t, &d, tl_config(t), NULL);
+	assert_int_equal(tl_entry_by_name(&d, 1005, "f", &e), 0);
+	assert_null(e.orig_path);
+	assert_int_equal(e.deleter_uid, 1005);
+	assert_int_equal(e.deleted_ns, 2000 * NSEC_PER_SEC);
 	entry_clear(&e);
 	daemon_close(&d);
 }
@@ -251,9 +276,9 @@ test_inode_reused(void **state)
 	/* The same inode, as the kernel leaves a new deletion. */
 	tl_path(t, p, sizeof(p), ".trash/1004/old");
 	tl_path(t, q, sizeof(q), ".trash/1004/new");
-	assert_int_equal(setxattr(p, XATTR_TRASH_PATH, "home/other", 10, 0),
+	assert_int_equal(setxattr(p, TRASHBIN_XATTR_PATH, "home/other", 10, 0),
 	    0);
-	assert_int_equal(setxattr(p, XATTR_TRASH_TIME, "2000.000000000", 14,
+	assert_int_equal(setxattr(p, TRASHBIN_XATTR_TIME, "2000.000000000", 14,
 	    0), 0);
 	assert_int_equal(rename(p, q), 0);
 
@@ -284,6 +309,7 @@ main(void)
 		cmocka_unit_test(test_reconcile_while_stopped),
 		cmocka_unit_test(test_bad_xattrs),
 		cmocka_unit_test(test_inode_reused),
+		cmocka_unit_test(test_bounded_path),
 	};
 
 	log_init(1, 0);

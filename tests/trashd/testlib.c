@@ -164,16 +164,16 @@ tl_stage(const struct tl *t, const struct tl_entry *e)
 	assert_int_equal(fsync(fd), 0);
 	assert_int_equal(fchown(fd, e->uid, e->uid), 0);
 	if (e->path != NULL)
-		assert_int_equal(fsetxattr(fd, XATTR_TRASH_PATH, e->path,
+		assert_int_equal(fsetxattr(fd, TRASHBIN_XATTR_PATH, e->path,
 		    strlen(e->path), 0), 0);
 	if (e->time >= 0) {
 		snprintf(v, sizeof(v), "%" PRId64 ".000000000", e->time);
-		assert_int_equal(fsetxattr(fd, XATTR_TRASH_TIME, v, strlen(v),
+		assert_int_equal(fsetxattr(fd, TRASHBIN_XATTR_TIME, v, strlen(v),
 		    0), 0);
 	}
 	if (e->deleter >= 0) {
 		snprintf(v, sizeof(v), "%" PRId64, e->deleter);
-		assert_int_equal(fsetxattr(fd, XATTR_TRASH_UID, v, strlen(v),
+		assert_int_equal(fsetxattr(fd, TRASHBIN_XATTR_UID, v, strlen(v),
 		    0), 0);
 	}
 	if (e->flags != 0) {
