@@ -8,6 +8,7 @@ pkgs=(
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev cpio rsync kmod
 	python3-ply python3-git			# checkpatch.pl's SPDX check
 	qemu-system-x86 busybox-static e2fsprogs	# the quick guest
+	stress-ng				# its regression stressors
 	libpam0g-dev debootstrap cloud-image-utils qemu-utils pamtester	# pam, full guest
 )
 missing=()

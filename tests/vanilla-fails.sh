@@ -23,5 +23,16 @@ for name in "+u file trashed intact" "+s file trashed intact" \
 	grep -qF "not ok" <<<"$(grep -F -- "- $name" <<<"$out")" ||
 		{ echo "FAIL: '$name' passed on the vanilla kernel"; fail=1; }
 done
+# The races: every lockstep race loses files without the patch, and
+# stress-ng's stressors pass on vanilla exactly as they must on the patch.
+out=$("$top/vm/quick/run.sh" \
+	--vanilla --suite races --timeout 600 2>&1)
+echo "$out"
+grep -q "^ok [0-9]* - stress-ng filesystem stressors" <<<"$out" ||
+	{ echo "FAIL: stress-ng should pass on the vanilla kernel"; fail=1; }
+for name in unlink-unlink renameover-unlink renameover-renameover; do
+	grep -q "^not ok [0-9]* - lockstep race $name" <<<"$out" ||
+		{ echo "FAIL: race '$name' passed on the vanilla kernel"; fail=1; }
+done
 [ $fail = 0 ] && echo "vanilla kernel fails the trash cases, as it must"
 exit $fail

@@ -82,11 +82,12 @@ t_unlink_paths() {
 		check_eq "$f's path" t2c/$f "$(xget $T/$A/$f path)"
 	done
 	# io_uring refusals come back through the completion too.
-	as $A sh -c 'echo k > /mnt/t2c/k && tbtool chattr +u /mnt/t2c/k'
-	chmod 0500 $T/$A
-	check_eq "io_uring errno" EACCES "$(as $A tbtool uring-unlink $M/t2c/k)"
-	chmod 0700 $T/$A
-	check_eq "kept" k "$(cat $M/t2c/k)"
+	fresh_dir t2d $B
+	as $B sh -c 'echo k > /mnt/t2d/k && tbtool chattr +u /mnt/t2d/k'
+	echo squatter > $T/$B
+	check_eq "io_uring errno" ENOTDIR "$(as $B tbtool uring-unlink $M/t2d/k)"
+	rm $T/$B
+	check_eq "kept" k "$(cat $M/t2d/k)"
 }
 
 # 3. No usable /.trash: nothing is trashed and nothing is followed.
@@ -250,30 +251,29 @@ t_unlink_in_trash() {
 	check_eq "entries after purge" 0 "$(count_entries $T/$A)"
 }
 
-# 10. A move that cannot be done fails the unlink; the file stays.
+# 10. A move that cannot be done fails the unlink; the file stays.  The
+#     layout of the trash is the kernel's: a per-uid directory its user
+#     made read-only does not stop it.
 t_move_fails() {
 	reset_trash
 	fresh_dir t10 $A
 	as $A sh -c 'echo keep > /mnt/t10/f && tbtool chattr +u /mnt/t10/f'
+	as $A sh -c 'echo other > /mnt/t10/g'
 	echo squatter > $T/$A
 	check_eq "errno, trash dir a file" ENOTDIR "$(as $A tbtool unlink $M/t10/f)"
 	check_eq "file kept" keep "$(cat $M/t10/f)"
 	as $A rm $M/t10/f 2>/dev/null && die "rm succeeded"
 	check_eq "file kept after rm" keep "$(cat $M/t10/f)"
-	rm $T/$A
-	mkdir -m 0500 $T/$A && chown $A:$A $T/$A
-	check_eq "errno, trash dir read-only" EACCES \
-		"$(as $A tbtool unlink $M/t10/f)"
-	check_eq "file kept" keep "$(cat $M/t10/f)"
 	check_eq "no xattr left" "" "$(xget $M/t10/f path)"
-	as $A sh -c 'echo other > /mnt/t10/g'
-	check_eq "errno, rename over" EACCES \
+	check_eq "errno, rename over" ENOTDIR \
 		"$(as $A tbtool rename $M/t10/g $M/t10/f)"
 	check_eq "target kept" keep "$(cat $M/t10/f)"
 	check_eq "source kept" other "$(cat $M/t10/g)"
-	chmod 0700 $T/$A
-	as $A rm $M/t10/f || die "rm failed once the trash was writable"
-	check_eq "trashed at last" keep "$(cat $T/$A/f)"
+	check_eq "target's links" 1 "$(stat -c %h $M/t10/f)"
+	rm $T/$A
+	mkdir -m 0500 $T/$A && chown $A:$A $T/$A
+	as $A rm $M/t10/f || die "rm failed with a read-only trash dir"
+	check_eq "trashed" keep "$(cat $T/$A/f)"
 }
 
 # 11. The run-time switches.
@@ -316,6 +316,220 @@ t_stress() {
 	check_eq "distinct paths" 6000 "$(wc -l < /tmp/t12.paths)"
 }
 
+# 13. Refusals change nothing: an unlink or rename refused by the
+#     operation's own checks leaves the victim as it was (contents, links,
+#     ctime, xattrs) and the trash empty.
+refused() {	# UID WHAT EXPECTED-ERRNO COMMAND...
+	ru=$1 what=$2 want=$3
+	shift 3
+	before=$(tbtool snap "$victim")
+	check_eq "$what: errno" "$want" "$(as $ru "$@")"
+	check_eq "$what: victim unchanged" "$before" "$(tbtool snap "$victim")"
+	check_eq "$what: trash untouched" 0 "$(ls -A $T | wc -l)"
+}
+t_refusals() {
+	reset_trash
+	fresh_dir t13 $A
+	fresh_dir t13b $B
+	as $A sh -c 'echo private > /mnt/t13/f && tbtool chattr +u /mnt/t13/f'
+	as $B sh -c 'echo mine > /mnt/t13b/s'
+	victim=$M/t13/f
+	refused $B "unlink in a dir $B may not write" EACCES tbtool unlink $victim
+	refused $B "io_uring unlink there" EACCES tbtool uring-unlink $victim
+	refused $B "rename over it" EACCES tbtool rename $M/t13b/s $victim
+	refused $B "rename it away" EACCES tbtool rename $victim $M/t13b/x
+	# A sticky, world-writable directory (/tmp): only the owner removes.
+	fresh_dir t13s 0
+	chmod 1777 $M/t13s
+	as $A sh -c 'echo sticky > /mnt/t13s/g && tbtool chattr +s /mnt/t13s/g'
+	victim=$M/t13s/g
+	refused $B "unlink in a sticky dir" EPERM tbtool unlink $victim
+	refused $B "rename over in a sticky dir" EPERM \
+		tbtool rename $M/t13b/s $victim
+	# Immutable: nobody, not even its owner.
+	fresh_dir t13i $A
+	as $A sh -c 'echo frozen > /mnt/t13i/h && tbtool chattr +u /mnt/t13i/h'
+	tbtool chattr +i $M/t13i/h
+	victim=$M/t13i/h
+	refused $A "unlink of an immutable file" EPERM tbtool unlink $victim
+	tbtool chattr -i $M/t13i/h
+	check_eq "source untouched" mine "$(cat $M/t13b/s)"
+}
+
+# 14. Trashing grants nobody a name: another user's file goes to its
+#     owner's trash, not the deleter's (protected_hardlinks, setuid files,
+#     private files keep their meaning); root's own trash takes what root
+#     removes, as root may link anything.
+t_owner_trash() {
+	reset_trash
+	fresh_dir t14 0
+	chmod 0777 $M/t14
+	tbtool chattr +u $M/t14
+	as $A sh -c 'echo a-private > /mnt/t14/p && chmod 600 /mnt/t14/p &&
+		echo a-shared > /mnt/t14/w && chmod 666 /mnt/t14/w &&
+		echo a-replaced > /mnt/t14/r'
+	cp /bin/busybox $M/t14/suid && chmod 4755 $M/t14/suid
+	as $B sh -c 'echo b-own > /mnt/t14/o && echo b-new > /mnt/t14/n'
+	as $B sh -c 'rm -f /mnt/t14/p /mnt/t14/w /mnt/t14/suid /mnt/t14/o &&
+		mv -f /mnt/t14/n /mnt/t14/r' || die "$B's removals failed"
+	check_eq "private file: owner's trash" a-private "$(cat $T/$A/p)"
+	check_eq "rw file: owner's trash" a-shared "$(cat $T/$A/w)"
+	check_eq "replaced file: owner's trash" a-replaced "$(cat $T/$A/r)"
+	check_eq "setuid root file: root's trash" 4755 "$(stat -c %a $T/0/suid)"
+	check_eq "own file: own trash" b-own "$(cat $T/$B/o)"
+	check_eq "$B's trash holds only its own" o "$(ls $T/$B)"
+	check_eq "deleter recorded" $B "$(xget $T/$A/p uid)"
+	check_eq "deleter recorded (rename)" $B "$(xget $T/$A/r uid)"
+	check_eq "path recorded" t14/p "$(xget $T/$A/p path)"
+	check_eq "owner's dir" "$A 700" "$(stat -c '%u %a' $T/$A)"
+	as $B cat $T/$A/p >/dev/null 2>&1 && die "$B reads $A's trash"
+	as $B ln $T/0/suid $M/t14/stolen 2>/dev/null &&
+		die "$B linked root's setuid file"
+	return 0
+}
+
+# 15. Fail closed only for fixable reasons: a path deeper than PATH_MAX or
+#     too long for the xattr space is recorded in its bounded form (the
+#     marker, then its last whole components), and an inode whose xattr
+#     space a user filled is trashed without the record that does not fit.
+t_long_paths() {
+	reset_trash
+	fresh_dir t15 0
+	tbtool chattr +u $M/t15
+	c=$(printf '%0200d' 0 | tr 0 c)
+	# 4,065 bytes from the root: fits PATH_MAX, not an xattr block.
+	d=$M/t15
+	rel=t15
+	while [ $(( ${#rel} + 201 + 64 )) -le 4065 ]; do
+		d=$d/$c
+		rel=$rel/$c
+		mkdir $d
+	done
+	last=$(printf '%0*d' $(( 4065 - ${#rel} - 1 )) 0 | tr 0 L)
+	[ ${#last} -le 255 ] || die "test setup: name of ${#last} bytes"
+	echo long > "$d/$last" || die "cannot create the long path"
+	check_eq "path length" 4065 $(( ${#rel} + 1 + ${#last} ))
+	rm "$d/$last" || die "rm of a 4,065-byte path failed"
+	e=$(ls $T/0 | head -n 1)
+	check_eq "trashed" long "$(cat "$T/0/$e")"
+	p=$(xget "$T/0/$e" path)
+	case "$p" in
+	"/.../"*"/$last") ;;
+	*) die "bounded path '$(echo "$p" | cut -c1-40)...' (${#p} bytes)" ;;
+	esac
+	[ ${#p} -le 512 ] || die "bounded path of ${#p} bytes"
+	check_eq "uid recorded" 0 "$(xget "$T/0/$e" uid)"
+	# Deeper than PATH_MAX: only the name is left of it.  The tree is
+	# made shallow, entered, then moved below $d.
+	reset_trash
+	mkdir -p $M/t15/x/$c/$c/$c
+	cd $M/t15/x/$c/$c/$c || die "cd"
+	echo deeper > f
+	tbtool rename $M/t15/x "$d/x" || die "cannot move the tree deeper"
+	tbtool unlink f || die "unlink deeper than PATH_MAX failed"
+	cd /
+	check_eq "deep trashed" deeper "$(cat $T/0/f)"
+	check_eq "deep path" "/.../f" "$(xget $T/0/f path)"
+	tbtool rename "$d/x" $M/t15x && rm -rf $M/t15 $M/t15x
+}
+t_xattr_full() {
+	reset_trash
+	fresh_dir t15x $A
+	as $A sh -c 'echo stuffed > /mnt/t15x/f && tbtool chattr +u /mnt/t15x/f'
+	n=$(as $A tbtool fillxattr $M/t15x/f) || die "fillxattr failed"
+	[ "$n" -gt 3000 ] || die "only $n bytes of xattrs went in"
+	as $A rm $M/t15x/f || die "rm of a file with full xattrs failed"
+	check_eq "trashed" stuffed "$(cat $T/$A/f)"
+	as $A tbtool getxattr $T/$A/f user.f0 >/dev/null || die "user.f0 lost"
+}
+
+# 16. overlayfs: removing a flagged file through an overlay sends its upper
+#     file to the upper filesystem's trash, whether the upper is removed
+#     (a file made in the overlay) or replaced by a whiteout (a lower file
+#     copied up).  The upper layer is changed with the mounter's (root's)
+#     credentials, so root is the deleter.
+t_overlay() {
+	reset_trash
+	fresh_dir ovl 0
+	mkdir $M/ovl/lower $M/ovl/upper $M/ovl/work $M/ovl/merged /tmp/ovl-lo
+	echo lower > $M/ovl/lower/l
+	tbtool chattr +u $M/ovl/upper
+	mount -t overlay overlay -o lowerdir=$M/ovl/lower,upperdir=$M/ovl/upper,workdir=$M/ovl/work \
+		$M/ovl/merged || die "cannot mount the overlay"
+	echo new > $M/ovl/merged/n
+	check_eq "inherited in upper" u "$(tbtool lsattr $M/ovl/upper/n)"
+	rm $M/ovl/merged/n || die "rm of an upper file failed"
+	check_eq "upper file trashed" new "$(cat $T/0/n)"
+	check_eq "its path" ovl/upper/n "$(xget $T/0/n path)"
+	tbtool chattr +u $M/ovl/merged/l || die "chattr through the overlay"
+	rm $M/ovl/merged/l || die "rm of a copied-up file failed"
+	check_absent $M/ovl/merged/l
+	check_eq "copied-up file trashed" lower "$(cat $T/0/l)"
+	check_eq "its links" 1 "$(stat -c %h $T/0/l)"
+	check_eq "its path" ovl/upper/l "$(xget $T/0/l path)"
+	check_eq "lower untouched" lower "$(cat $M/ovl/lower/l)"
+	check_eq "whiteout" "character special file" \
+		"$(stat -c %F $M/ovl/upper/l)"
+	echo kept > $M/ovl/merged/k
+	echo src > $M/ovl/merged/s
+	check_eq "rename over a flagged upper" EXDEV \
+		"$(tbtool rename $M/ovl/merged/s $M/ovl/merged/k)"
+	check_eq "target kept" kept "$(cat $M/ovl/merged/k)"
+	umount $M/ovl/merged || die "cannot unmount the overlay"
+	rm -rf $M/ovl
+}
+
+# 17. The kernel NFS server: a file an NFSv4 client removes goes to the
+#     server's trash under the client user's uid.  The export is loaded
+#     into nfsd's caches the way rpc.mountd would answer them; the client
+#     is the kernel's own, over loopback.
+nfs_up() {
+	ip link set lo up || return 1
+	mkdir -p /nfs
+	grep -q " /proc/fs/nfsd " /proc/mounts ||
+		mount -t nfsd nfsd /proc/fs/nfsd || return 1
+	# NFSv4 only: no rpcbind to register v2/v3 with.
+	for v in -2 -3 +4 +4.1 +4.2; do
+		echo "$v" > /proc/fs/nfsd/versions 2>/dev/null
+	done
+	# ~0 expiry; flags: insecure, root_squash, no_subtree_check, fsid
+	echo "nfsd 127.0.0.1 2147483647 tbdom" > /proc/net/rpc/auth.unix.ip/channel || return 1
+	echo "tbdom $M 2147483647 9222 65534 65534 0" > /proc/net/rpc/nfsd.export/channel || return 1
+	echo 'tbdom 1 \x00000000 2147483647 '"$M" > /proc/net/rpc/nfsd.fh/channel || return 1
+	echo "tcp 2049" > /proc/fs/nfsd/portlist 2>/dev/null
+	mkdir -p /var/lib/nfs/v4recovery
+	echo 2 > /proc/fs/nfsd/threads || return 1
+	echo Y > /proc/fs/nfsd/v4_end_grace 2>/dev/null
+	tbtool mount 127.0.0.1:/ /nfs nfs4 \
+		vers=4.0,addr=127.0.0.1,clientaddr=127.0.0.1,sec=sys
+}
+nfs_down() {
+	grep -q " /nfs " /proc/mounts && umount /nfs
+	echo 0 > /proc/fs/nfsd/threads
+	for c in nfsd.fh nfsd.export auth.unix.ip; do
+		echo $(( $(date +%s) + 10 )) > /proc/net/rpc/$c/flush
+	done
+}
+t_nfs() {
+	reset_trash
+	fresh_dir tn $A
+	tbtool chattr +u $M/tn
+	nfs_up || { nfs_down; die "cannot export and mount over NFS"; }
+	as $A sh -c 'echo over-nfs > /nfs/tn/f && echo old > /nfs/tn/o &&
+		echo new > /nfs/tn/n' || { nfs_down; die "cannot write over NFS"; }
+	check_eq "inherited on the server" u "$(tbtool lsattr $M/tn/f)"
+	as $A rm /nfs/tn/f || { nfs_down; die "rm over NFS failed"; }
+	as $A mv -f /nfs/tn/n /nfs/tn/o || { nfs_down; die "mv over NFS failed"; }
+	nfs_down
+	check_absent $M/tn/f
+	check_eq "removed over NFS: in the trash" over-nfs "$(cat $T/$A/f)"
+	check_eq "its deleter" $A "$(xget $T/$A/f uid)"
+	check_eq "its path" tn/f "$(xget $T/$A/f path)"
+	check_eq "replaced over NFS: in the trash" old "$(cat $T/$A/o)"
+	check_eq "the new file in place" new "$(cat $M/tn/o)"
+	check_eq "links" "1 1" "$(stat -c %h $T/$A/o $M/tn/o | tr '\n' ' ' | sed 's/ $//')"
+}
+
 run_test "unflagged file is deleted, trash untouched" t_unflagged
 run_test "+u file trashed intact with path, time and deleter" t_trash_u
 run_test "+s file trashed intact with path, time and deleter" t_trash_s
@@ -335,4 +549,10 @@ run_test "unlink inside /.trash is real" t_unlink_in_trash
 run_test "failed move fails the unlink, file kept" t_move_fails
 run_test "fs.trashbin.enabled and record_path" t_switches
 run_test "stress: 4 processes, 6,000 shared names" t_stress
+run_test "refused unlink/rename as another user changes nothing" t_refusals
+run_test "another user's file goes to its owner's trash" t_owner_trash
+run_test "4,065-byte and deeper-than-PATH_MAX paths: bounded record" t_long_paths
+run_test "xattr space full: trashed anyway" t_xattr_full
+run_test "overlayfs: upper removed or whited out, trashed" t_overlay
+run_test "NFSv4 over loopback: rm and mv by a client trash" t_nfs
 done_testing

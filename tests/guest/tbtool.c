@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -86,7 +87,8 @@ static int cmd_chattr(int argc, char **argv)
 			continue;
 		}
 		unsigned int bit = *p == 'u' ? FS_UNRM_FL :
-				   *p == 's' ? FS_SECRM_FL : 0;
+				   *p == 's' ? FS_SECRM_FL :
+				   *p == 'i' ? FS_IMMUTABLE_FL : 0;
 		if (!bit || !mode)
 			return 2;
 		if (mode == '+')
@@ -148,6 +150,92 @@ static int cmd_setxattr(int argc, char **argv)
 		return 2;
 	if (lsetxattr(argv[0], argv[1], argv[2], strlen(argv[2]), 0) < 0)
 		return fail("setxattr", argv[0]);
+	return 0;
+}
+
+/*
+ * tbtool snap FILE: what a refused unlink or rename must not change, on one
+ * line: inode, links, mode, owner, size, ctime in ns, a checksum of the
+ * contents, then every xattr as NAME=HEX (run as root to see trusted.*).
+ */
+static int cmd_snap(int argc, char **argv)
+{
+	char names[65536], val[65536];
+	unsigned long sum = 5381;
+	ssize_t n, i, k;
+	struct stat st;
+	int fd;
+
+	if (argc != 1)
+		return 2;
+	if (lstat(argv[0], &st) < 0)
+		return fail("lstat", argv[0]);
+	fd = open(argv[0], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return fail("open", argv[0]);
+	while ((n = read(fd, val, sizeof(val))) > 0)
+		for (i = 0; i < n; i++)
+			sum = sum * 33 + (unsigned char)val[i];
+	close(fd);
+	printf("ino=%lu links=%lu mode=%o uid=%u size=%lld ctime=%lld.%09ld "
+	       "sum=%lx", (unsigned long)st.st_ino,
+	       (unsigned long)st.st_nlink, st.st_mode, st.st_uid,
+	       (long long)st.st_size, (long long)st.st_ctim.tv_sec,
+	       st.st_ctim.tv_nsec, sum);
+	n = llistxattr(argv[0], names, sizeof(names));
+	for (i = 0; n > 0 && i < n; i += strlen(names + i) + 1) {
+		ssize_t v = lgetxattr(argv[0], names + i, val, sizeof(val));
+
+		printf(" %s=", names + i);
+		for (k = 0; k < v; k++)
+			printf("%02x", (unsigned char)val[k]);
+	}
+	putchar('\n');
+	return 0;
+}
+
+/*
+ * tbtool fillxattr FILE: fill FILE's xattr space with user.* attributes
+ * (in-inode and its xattr block) until the filesystem refuses even a
+ * one-byte value.  Prints how many bytes went in.
+ */
+static int cmd_fillxattr(int argc, char **argv)
+{
+	static const size_t sizes[] = { 1024, 256, 64, 16, 1 };
+	char name[32], val[1024];
+	size_t total = 0, k;
+	int i = 0;
+
+	if (argc != 1)
+		return 2;
+	memset(val, 'x', sizeof(val));
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (;;) {
+			snprintf(name, sizeof(name), "user.f%d", i);
+			if (lsetxattr(argv[0], name, val, sizes[k],
+				      XATTR_CREATE) < 0)
+				break;
+			total += sizes[k];
+			i++;
+		}
+		if (errno != ENOSPC && errno != E2BIG)
+			return fail("setxattr", argv[0]);
+	}
+	printf("%zu\n", total);
+	return 0;
+}
+
+/*
+ * tbtool mount SOURCE TARGET TYPE OPTIONS: mount(2) with OPTIONS as its
+ * data, as is (busybox's mount rewrites NFS mounts into the legacy binary
+ * form, which NFSv4 refuses).
+ */
+static int cmd_mount(int argc, char **argv)
+{
+	if (argc != 4)
+		return 2;
+	if (mount(argv[0], argv[1], argv[2], 0, argv[3]) < 0)
+		return fail("mount", argv[1]);
 	return 0;
 }
 
@@ -752,10 +840,13 @@ static const struct {
 	int (*fn)(int, char **);
 	const char *usage;
 } cmds[] = {
-	{ "chattr", cmd_chattr, "[+-][us] FILE..." },
+	{ "chattr", cmd_chattr, "[+-][usi] FILE..." },
 	{ "lsattr", cmd_lsattr, "FILE" },
 	{ "getxattr", cmd_getxattr, "FILE NAME" },
 	{ "setxattr", cmd_setxattr, "FILE NAME VALUE" },
+	{ "snap", cmd_snap, "FILE" },
+	{ "mount", cmd_mount, "SOURCE TARGET TYPE OPTIONS" },
+	{ "fillxattr", cmd_fillxattr, "FILE" },
 	{ "runas", cmd_runas, "UID GID CMD [ARG...]" },
 	{ "runas-groups", cmd_runas_groups, "UID GID G1,G2,... CMD [ARG...]" },
 	{ "sock", cmd_sock, "PATH HEX [HOLD]" },

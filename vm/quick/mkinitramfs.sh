@@ -20,6 +20,11 @@ for applet in $("$root/bin/busybox" --list); do
 done
 cc -static -O2 -std=gnu11 -Wall -Wextra -Werror \
 	-o "$root/usr/local/bin/tbtool" "$top/tests/guest/tbtool.c"
+# tbrace includes the series' UAPI header, the one copy of its names.
+"$top/kernel/uapi-header.sh" "$root/tmp/uapi"
+cc -static -O2 -std=gnu11 -Wall -Wextra -Werror -I "$root/tmp/uapi" \
+	-o "$root/usr/local/bin/tbrace" "$top/tests/guest/tbrace.c"
+rm -rf "$root/tmp/uapi"
 for b in ${TRASHBIN_GUEST_BINS:-}; do
 	[ -x "$b" ] || { echo "mkinitramfs: $b: not an executable" >&2; exit 1; }
 	install -m 0755 "$b" "$root/usr/local/bin/"

@@ -5,14 +5,18 @@
 # lockdep or KASAN report on the console.
 #
 #   vm/quick/run.sh [--vanilla] [--suite NAME] [--timeout SECONDS]
-#                   [--disk-size SIZE] [--keep DIR]
+#                   [--disk-size SIZE] [--keep DIR] [--append 'k=v ...']
+#
+# --append adds to the kernel command line: suites read their parameters
+# there (tests/guest/races.sh: trashbin.seed=, trashbin.seconds=, ...).
+# After the guest, the test disk must pass e2fsck -fn.
 #
 # The kernel comes from kernel/build.sh ($TRASHBIN_BZIMAGE overrides it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-flavor=--patched suite=kernel timeout=600 disk_size=2G keep=
+flavor=--patched suite=kernel timeout=600 disk_size=2G keep= append=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--vanilla) flavor=--vanilla ;;
@@ -20,7 +24,8 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift ;;
 	--disk-size) disk_size=$2; shift ;;
 	--keep) keep=$2; shift ;;
-	*) echo "usage: $0 [--vanilla] [--suite NAME] [--timeout S] [--disk-size SIZE] [--keep DIR]" >&2
+	--append) append=$2; shift ;;
+	*) echo "usage: $0 [--vanilla] [--suite NAME] [--timeout S] [--disk-size SIZE] [--keep DIR] [--append ARGS]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -34,6 +39,13 @@ kernel=${TRASHBIN_BZIMAGE:-}
 work=${keep:-$(mktemp -d)}
 mkdir -p "$work"
 [ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
+# The races suite runs stress-ng (tests/deps.sh installs it).
+if [ "$suite" = races ] && [ -x /usr/bin/stress-ng ]; then
+	case " ${TRASHBIN_GUEST_BINS:-} " in
+	*" /usr/bin/stress-ng "*) ;;
+	*) export TRASHBIN_GUEST_BINS="${TRASHBIN_GUEST_BINS:-} /usr/bin/stress-ng" ;;
+	esac
+fi
 "$here/mkinitramfs.sh" "$work/initramfs.cpio.gz"
 rm -f "$work/disk.img" "$work/console.log" "$work/tap.log"
 truncate -s "$disk_size" "$work/disk.img"
@@ -44,7 +56,7 @@ rc=0
 timeout -k 10 "$timeout" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
 	-nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$work/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 pci=noacpi trashbin.suite=$suite" \
+	-append "console=ttyS0 panic=-1 pci=noacpi trashbin.suite=$suite $append" \
 	-drive "file=$work/disk.img,format=raw,if=virtio" \
 	-serial "file:$work/console.log" -serial "file:$work/tap.log" \
 	</dev/null || rc=$?
@@ -78,6 +90,11 @@ if clean "$work/console.log" | grep -nE \
 	echo "not ok - kernel reported problems on the console:"
 	sed 's/^/#   /' "$work/oops.txt" | head -n 40
 	clean "$work/console.log" | grep -A 30 -m 1 -E 'BUG:|WARNING:|INFO: possible' | sed 's/^/#   /'
+	failed=1
+fi
+if ! e2fsck -fn "$work/disk.img" > "$work/fsck.txt" 2>&1; then
+	echo "not ok - e2fsck -fn found problems on the test disk:"
+	sed 's/^/#   /' "$work/fsck.txt" | head -n 30
 	failed=1
 fi
 [ "$fail" = 0 ] || failed=1
