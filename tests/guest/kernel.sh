@@ -271,6 +271,13 @@ t_move_fails() {
 	check_eq "source kept" other "$(cat $M/t10/g)"
 	check_eq "target's links" 1 "$(stat -c %h $M/t10/f)"
 	rm $T/$A
+	# A per-uid directory someone else owns is never used.
+	mkdir -m 0700 $T/$A && chown $B:$B $T/$A
+	check_eq "errno, trash dir another user's" EPERM \
+		"$(as $A tbtool unlink $M/t10/f)"
+	check_eq "file kept" keep "$(cat $M/t10/f)"
+	check_eq "nothing in it" 0 "$(ls -A $T/$A | wc -l)"
+	rmdir $T/$A
 	mkdir -m 0500 $T/$A && chown $A:$A $T/$A
 	as $A rm $M/t10/f || die "rm failed with a read-only trash dir"
 	check_eq "trashed" keep "$(cat $T/$A/f)"

@@ -34,7 +34,8 @@ race() {	# KIND
 }
 
 for kind in unlink-unlink renameover-unlink renameover-renameover \
-	unlink-link unlink-rename exchange-unlink failedrename-undo; do
+	unlink-link unlink-rename exchange-unlink failedrename-undo \
+	renameover-renameaway; do
 	eval "t_$(echo $kind | tr - _)() { race $kind; }"
 	run_test "lockstep race $kind, $ROUNDS rounds, uids $A and $B" \
 		"t_$(echo $kind | tr - _)"

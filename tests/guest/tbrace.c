@@ -481,6 +481,7 @@ static const struct race races[] = {
 	{ "unlink-rename", 0, setup_one_src, { ul_ax, rn_ax_bw } },
 	{ "exchange-unlink", 0, setup_two, { xchg_ax_by, ul_ax } },
 	{ "failedrename-undo", 0, setup_one_src, { rn_as_ax, ul_as_ax } },
+	{ "renameover-renameaway", 0, setup_one_src, { rn_as_ax, rn_ax_bw } },
 };
 
 static int cmd_race(int argc, char **argv)
