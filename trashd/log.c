@@ -3,6 +3,10 @@
  * Logging: syslog, or stderr in debug mode (-d) and in tests.
  * log_warn appends strerror(errno), log_warnx does not; fatal and fatalx
  * are for broken invariants only.
+ *
+ * Lines name users' files: each whole line is escaped here (vis.h, the
+ * escaping trashctl(1) uses too) before syslog or a terminal sees it, so
+ * no caller has to, and no name can inject a line or a control sequence.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +17,10 @@
 #include <time.h>
 
 #include "trashd.h"
+#include "vis.h"
+
+/* A line: a path of PATH_MAX and what trashd says about it. */
+#define LOG_LINE_MAX	8192
 
 static int log_to_stderr = 1;
 static int log_verbose;
@@ -36,28 +44,42 @@ log_setverbose(int verbose)
 	log_verbose = verbose;
 }
 
+/* @line escaped, and ": strerror(@saved)" unless @saved is -1. */
+static void
+log_out(int pri, int saved, const char *line)
+{
+	char out[LOG_LINE_MAX];
+
+	vis_str(out, sizeof(out), line, 0);
+	if (log_to_stderr) {
+		if (saved >= 0)
+			fprintf(stderr, "%s: %s\n", out, strerror(saved));
+		else
+			fprintf(stderr, "%s\n", out);
+		fflush(stderr);
+	} else if (saved >= 0) {
+		syslog(pri, "%s: %s", out, strerror(saved));
+	} else {
+		syslog(pri, "%s", out);
+	}
+}
+
 static void __attribute__((format(printf, 2, 0)))
 log_vlog(int pri, const char *fmt, va_list ap)
 {
-	if (log_to_stderr) {
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-		fflush(stderr);
-	} else {
-		vsyslog(pri, fmt, ap);
-	}
+	char line[LOG_LINE_MAX];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	log_out(pri, -1, line);
 }
 
 static void __attribute__((format(printf, 3, 0)))
 log_verr(int pri, int saved, const char *fmt, va_list ap)
 {
-	char buf[1024];
+	char line[LOG_LINE_MAX];
 
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (log_to_stderr)
-		fprintf(stderr, "%s: %s\n", buf, strerror(saved));
-	else
-		syslog(pri, "%s: %s", buf, strerror(saved));
+	vsnprintf(line, sizeof(line), fmt, ap);
+	log_out(pri, saved, line);
 }
 
 void
