@@ -84,9 +84,9 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 			proto_num(&b, ch == 'S' ? A_SINCE : A_BEFORE, v);
 			break;
 		case 'n':
-			if (parse_size(optarg, &v) < 0 || v <= 0)
-				return cmd_usage_error(e, "%s: not a count",
-				    optarg);
+			if (parse_count(optarg, &v) < 0)
+				return cmd_usage_error(e, "%s: not a count "
+				    "(a positive decimal number)", optarg);
 			proto_num(&b, A_LIMIT, v);
 			break;
 		case 'j':

@@ -138,9 +138,9 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 			flags |= FS_UNRM_FL;
 			break;
 		case 'n':
-			if (parse_size(optarg, &v) < 0 || v <= 0)
-				return cmd_usage_error(e, "%s: not a count",
-				    optarg);
+			if (parse_count(optarg, &v) < 0)
+				return cmd_usage_error(e, "%s: not a count "
+				    "(a positive decimal number)", optarg);
 			proto_num(&b, A_LIMIT, v);
 			break;
 		case 'j':

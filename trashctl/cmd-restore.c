@@ -114,9 +114,9 @@ cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
 			proto_num(&b, A_UID, v);
 			break;
 		case 'i':
-			if (parse_size(optarg, &v) < 0 || v <= 0)
-				return cmd_usage_error(e, "%s: not an id",
-				    optarg);
+			if (parse_count(optarg, &v) < 0)
+				return cmd_usage_error(e, "%s: not an entry id "
+				    "(a positive decimal number)", optarg);
 			proto_num(&b, A_ID, v);
 			byid = true;
 			break;
@@ -134,7 +134,7 @@ cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
 			proto_num(&b, A_BEFORE, v);
 			break;
 		case 'V':
-			if (parse_size(optarg, &v) < 0 || v < 1)
+			if (parse_count(optarg, &v) < 0)
 				return cmd_usage_error(e, "%s: versions count "
 				    "from 1, the newest", optarg);
 			proto_num(&b, A_VERSION, v);

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: ISC */
 /* trashctl wipe: securely wipe entries now, by id or original path. */
-#include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -82,9 +81,10 @@ cmd_wipe_exec(struct ctx *ctx, int argc, char **argv)
 	if (argc - optind != 1)
 		return cmd_usage_error(e, "name one entry id or path");
 	/* All digits: an id ("./123" names a file called 123). */
-	if (isdigit((unsigned char)argv[optind][0]) &&
-	    parse_size(argv[optind], &v) == 0 && v > 0 &&
-	    isdigit((unsigned char)argv[optind][strlen(argv[optind]) - 1])) {
+	if (strspn(argv[optind], "0123456789") == strlen(argv[optind])) {
+		if (parse_count(argv[optind], &v) < 0)
+			return cmd_usage_error(e, "%s: not an entry id (a "
+			    "positive decimal number)", argv[optind]);
 		proto_num(&b, A_ID, v);
 	} else {
 		if ((p = abs_path(argv[optind])) == NULL)

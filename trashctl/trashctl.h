@@ -68,6 +68,7 @@ void	 fmt_duration(char *, size_t, int64_t seconds);
 void	 fmt_time(char *, size_t, int64_t ns);
 void	 json_str(FILE *, const char *);
 int	 parse_size(const char *, int64_t *);
+int	 parse_count(const char *, int64_t *);
 int	 parse_duration(const char *, int64_t *);
 int	 parse_time(const char *, int64_t *ns);
 int	 parse_user(const char *, int64_t *uid);

@@ -247,6 +247,32 @@ parse_time(const char *s, int64_t *ns)
 	return -EINVAL;
 }
 
+/*
+ * A count or an entry id: a plain positive decimal integer, no sign, no
+ * unit suffix (an id is no size: "1k" is refused, not entry 1024).
+ */
+int
+parse_count(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+	size_t i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return -EINVAL;
+	if (i == 0)
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return -ERANGE;
+	if (v <= 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 static int
 parse_id(const char *s, int64_t *out)
 {

@@ -1495,6 +1495,46 @@ test_list(void **state)
 	free(out);
 }
 
+/*
+ * ---- issue 12, finding 8: terminal injection, forgeable audit, lossy
+ * JSON; and entry ids parsed as sizes ----
+ */
+
+/* Entry ids and counts are plain decimals: "1k" is no entry 1024. */
+static void
+test_ids_plain(void **state)
+{
+	static const char *const bad[] = { "1k", "1K", "2M", "+5", "-5", "0",
+	    "", " 7", "7 ", "0x10", "99999999999999999999" };
+	struct env *e = *state;
+	char *out = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		check_rc(ctl(e, &A, &out, "restore", "-i", bad[i]), 2, out);
+		expect_str(out, "not an entry id");
+		free(out);
+		check_rc(ctl(e, &A, &out, "restore", "--id", bad[i]), 2, out);
+		free(out);
+		check_rc(ctl(e, &A, &out, "restore", "-V", bad[i], "/x"), 2,
+		    out);
+		free(out);
+		check_rc(ctl(e, &A, &out, "list", "-n", bad[i]), 2, out);
+		free(out);
+		check_rc(ctl(e, &ROOT, &out, "audit", "-n", bad[i]), 2, out);
+		free(out);
+	}
+	/* All digits is an id, for wipe: too large is refused, not a path. */
+	check_rc(ctl(e, &A, &out, "wipe", "99999999999999999999"), 2, out);
+	expect_str(out, "not an entry id");
+	free(out);
+	check_rc(ctl(e, &A, &out, "wipe", "0"), 2, out);
+	free(out);
+	/* A good id still works: no such entry, not a usage error. */
+	check_rc(ctl(e, &A, &out, "restore", "-i", "1024"), 5, out);
+	free(out);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1520,6 +1560,9 @@ main(int argc, char *argv[])
 		cmocka_unit_test_setup_teardown(test_not_running, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+		/* issue 12, finding 8, and ids parsed as sizes */
+		cmocka_unit_test_setup_teardown(test_ids_plain, setup,
+		    teardown),
 	};
 
 	if (argc != 3) {
