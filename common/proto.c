@@ -61,9 +61,10 @@ static const struct proto_rule proto_rep_rules[] = {
 		B(A_FS) | B(A_WATERMARK), B(A_KIND) },
 	[MSG_AUDIT_ROW - MSG_OK] = {
 		B(A_ID) | B(A_TIME) | B(A_UID) | B(A_PID) | B(A_ACTION) |
-		B(A_TARGET) | B(A_RESULT),
+		B(A_RESULT) | B(A_ENTRY) | B(A_TRASH) | B(A_OWNER) |
+		B(A_FS) | B(A_PATH) | B(A_NAME) | B(A_TARGET),
 		B(A_ID) | B(A_TIME) | B(A_UID) | B(A_PID) | B(A_ACTION) |
-		B(A_TARGET) | B(A_RESULT) },
+		B(A_RESULT) },
 	[MSG_FS - MSG_OK] = {
 		B(A_FS) | B(A_WATERMARK) | B(A_TOTAL) | B(A_AVAIL) |
 		B(A_COUNT) | B(A_BYTES), B(A_FS) },
@@ -92,6 +93,7 @@ static const char *const proto_attr_names[A_MAX] = {
 	[A_TO] = "to", [A_ACTION] = "action", [A_MESSAGE] = "message",
 	[A_NAME] = "name", [A_STATE] = "state", [A_FS] = "fs",
 	[A_TARGET] = "target", [A_RESULT] = "result", [A_SERVER] = "server",
+	[A_ENTRY] = "entry", [A_TRASH] = "trash",
 };
 
 static const struct proto_rule *
@@ -125,7 +127,7 @@ proto_attr_name(int attr)
 bool
 proto_attr_is_str(int attr)
 {
-	return attr >= A_FIRST_STR && attr < A_MAX;
+	return attr >= A_FIRST_STR && attr <= A_LAST_STR;
 }
 
 static uint16_t

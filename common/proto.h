@@ -23,8 +23,10 @@
 /*
  * Bump the version if any of the numbers or rules below change.
  * 2: policy set takes the default kind, A_WATERMARK and A_FS.
+ * 3: audit rows are fields: A_ENTRY, A_TRASH, A_OWNER, A_FS, A_PATH,
+ *    A_NAME; A_TARGET only for what is no entry.
  */
-#define PROTOCOL_VERSION	2
+#define PROTOCOL_VERSION	3
 
 #define PROTO_SOCKET		"/run/trashd/trashd.sock"
 #define PROTO_HDR_LEN		8
@@ -100,12 +102,18 @@ enum proto_attr {
 	A_NAME,			/* the entry's name in the trash */
 	A_STATE,		/* trashed, restored, wiping, wiped, purged */
 	A_FS,			/* a filesystem's mount point */
-	A_TARGET,		/* audit: target */
+	A_TARGET,		/* audit: what else was acted on, no entry */
 	A_RESULT,		/* audit: result */
 	A_SERVER,		/* status: trashd's version */
+	A_LAST_STR = A_SERVER,
+	/* Numbers again (version 3): the numbers above keep their values. */
+	A_ENTRY,		/* audit: the entry acted on */
+	A_TRASH,		/* audit: whose trash it is in */
 	A_MAX,
 };
 #define A_FIRST_STR	A_PATH
+/* One bit per attribute in proto_msg.have. */
+_Static_assert(A_MAX <= 64, "attributes must fit a uint64_t");
 
 /* A_KIND */
 #define PROTO_KIND_USER		0

@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: ISC */
-/* One request to trashd and its reply, with errors turned into exit codes. */
+/*
+ * One request to trashd and its reply, with errors turned into exit codes.
+ * For people (not --json), every string of a reply is escaped here, once,
+ * before any command sees it: what trashd sends back carries file names,
+ * and no command can forget to escape one (trashctl(1), "Escaping").
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trashctl.h"
+#include "vis.h"
+
+/* A reply with its strings escaped for a terminal. */
+struct ctl_vis {
+	struct proto_msg m;
+	char		 buf[VIS_LEN(PROTO_MSG_MAX) + A_MAX];
+};
 
 int
 ctl_exit_code(int err)
@@ -27,11 +39,40 @@ static void
 ctl_print_error(struct ctx *ctx, int err, const char *msg)
 {
 	if (ctx->json) {
-		printf("{\"error\":{\"errno\":%d,\"message\":", err);
-		json_str(stdout, msg);
+		printf("{\"error\":{\"errno\":%d,", err);
+		json_field(stdout, "message", msg);
 		printf("}}\n");
 	}
-	fprintf(stderr, "trashctl: %s\n", msg);
+	fputs("trashctl: ", stderr);
+	vis_fputs(stderr, msg, 0);
+	fputc('\n', stderr);
+}
+
+/* @m with each string escaped by vis_str(@flags) into @v. */
+static const struct proto_msg *
+ctl_vis(const struct proto_msg *m, struct ctl_vis *v, int flags)
+{
+	size_t used = 0;
+	int a;
+
+	v->m.type = m->type;
+	v->m.have = m->have;
+	memcpy(v->m.num, m->num, sizeof(v->m.num));
+	memset(v->m.str, 0, sizeof(v->m.str));
+	for (a = 0; a < A_MAX; a++) {
+		if (m->str[a] == NULL)
+			continue;
+		/*
+		 * The strings of one message total PROTO_MSG_MAX bytes at
+		 * most: escaped, each takes 4 times its length and a NUL.
+		 */
+		if (used >= sizeof(v->buf))
+			break;
+		v->m.str[a] = v->buf + used;
+		used += vis_str(v->buf + used, sizeof(v->buf) - used,
+		    m->str[a], flags) + 1;
+	}
+	return &v->m;
 }
 
 /*
@@ -43,13 +84,15 @@ ctl_request(struct ctx *ctx, struct proto_buf *b, ctl_msg_fn fn, void *arg)
 {
 	struct proto_client *cl = malloc(sizeof(*cl));
 	struct proto_msg *m = malloc(sizeof(*m));
+	struct ctl_vis *v = malloc(sizeof(*v));
 	const char *why;
 	char msg[512];
 	int r, ret;
 
-	if (cl == NULL || m == NULL) {
+	if (cl == NULL || m == NULL || v == NULL) {
 		free(cl);
 		free(m);
+		free(v);
 		fprintf(stderr, "trashctl: out of memory\n");
 		return EXIT_ERROR;
 	}
@@ -83,12 +126,14 @@ ctl_request(struct ctx *ctx, struct proto_buf *b, ctl_msg_fn fn, void *arg)
 			ret = ctl_exit_code((int)m->num[A_ERRNO]);
 			break;
 		}
-		if ((ret = fn(ctx, m, arg)) != 0 || m->type == MSG_OK)
+		if ((ret = fn(ctx, ctx->json ? m : ctl_vis(m, v,
+		    ctx->vis_flags), arg)) != 0 || m->type == MSG_OK)
 			break;
 	}
 out:
 	proto_close(cl);
 	free(cl);
 	free(m);
+	free(v);
 	return ret;
 }

@@ -5,16 +5,74 @@
 #include <stdio.h>
 
 #include "trashctl.h"
+#include "vis.h"
 
 struct audit_state {
 	int64_t	 n;
 };
 
+/* ,"KEY":N or ,"KEY":null for an optional number. */
+static void
+audit_json_num(const struct proto_msg *m, int a, const char *key)
+{
+	if (PROTO_HAS(m, a))
+		printf(",\"%s\":%" PRId64, key, m->num[a]);
+	else
+		printf(",\"%s\":null", key);
+}
+
+/*
+ * A record is fields, never a sentence: what a user named (the entry's
+ * path and name) is quoted, with its quotes and control bytes escaped
+ * (ctx->vis_flags), so nothing in it can end the field or the line.
+ */
+static void
+audit_print(const struct proto_msg *m)
+{
+	char when[32], user[64];
+	bool any = false;
+
+	fmt_time(when, sizeof(when), m->num[A_TIME]);
+	printf("%s %-8s %7" PRId64 " %-14s", when, m->num[A_UID] < 0 ? "-" :
+	    user_name(m->num[A_UID], user, sizeof(user)), m->num[A_PID],
+	    m->str[A_ACTION]);
+	if (PROTO_HAS(m, A_ENTRY)) {
+		printf(" entry=%" PRId64, m->num[A_ENTRY]);
+		any = true;
+	}
+	if (PROTO_HAS(m, A_TRASH)) {
+		printf(" trash=%s", user_name(m->num[A_TRASH], user,
+		    sizeof(user)));
+		any = true;
+	}
+	if (PROTO_HAS(m, A_OWNER)) {
+		printf(" owner=%s", user_name(m->num[A_OWNER], user,
+		    sizeof(user)));
+		any = true;
+	}
+	if (m->str[A_FS] != NULL) {
+		printf(" fs=\"%s\"", m->str[A_FS]);
+		any = true;
+	}
+	if (m->str[A_PATH] != NULL) {
+		printf(" path=\"%s\"", m->str[A_PATH]);
+		any = true;
+	}
+	if (m->str[A_NAME] != NULL) {
+		printf(" name=\"%s\"", m->str[A_NAME]);
+		any = true;
+	}
+	if (m->str[A_TARGET] != NULL) {
+		printf(" %s", m->str[A_TARGET]);
+		any = true;
+	}
+	printf("%s: %s\n", any ? "" : " -", m->str[A_RESULT]);
+}
+
 static int
 cmd_audit_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
 	struct audit_state *s = arg;
-	char when[32], user[64];
 
 	if (m->type == MSG_OK) {
 		if (ctx->json)
@@ -23,25 +81,29 @@ cmd_audit_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	}
 	if (m->type != MSG_AUDIT_ROW)
 		return 0;
-	if (ctx->json) {
-		printf("%s{\"id\":%" PRId64 ",\"time_ns\":%" PRId64 ",\"uid\":%"
-		    PRId64 ",\"pid\":%" PRId64 ",\"action\":",
-		    s->n++ ? "," : "{\"audit\":[", m->num[A_ID],
-		    m->num[A_TIME], m->num[A_UID], m->num[A_PID]);
-		json_str(stdout, m->str[A_ACTION]);
-		printf(",\"target\":");
-		json_str(stdout, m->str[A_TARGET]);
-		printf(",\"result\":");
-		json_str(stdout, m->str[A_RESULT]);
-		printf("}");
+	if (!ctx->json) {
+		s->n++;
+		audit_print(m);
 		return 0;
 	}
-	s->n++;
-	fmt_time(when, sizeof(when), m->num[A_TIME]);
-	printf("%s %-8s %7" PRId64 " %-14s %s: %s\n", when,
-	    m->num[A_UID] < 0 ? "-" : user_name(m->num[A_UID], user,
-	    sizeof(user)), m->num[A_PID], m->str[A_ACTION], m->str[A_TARGET],
-	    m->str[A_RESULT]);
+	printf("%s{\"id\":%" PRId64 ",\"time_ns\":%" PRId64 ",\"uid\":%"
+	    PRId64 ",\"pid\":%" PRId64 ",", s->n++ ? "," : "{\"audit\":[",
+	    m->num[A_ID], m->num[A_TIME], m->num[A_UID], m->num[A_PID]);
+	json_field(stdout, "action", m->str[A_ACTION]);
+	audit_json_num(m, A_ENTRY, "entry");
+	audit_json_num(m, A_TRASH, "trash_uid");
+	audit_json_num(m, A_OWNER, "owner_uid");
+	printf(",");
+	json_field(stdout, "fs", m->str[A_FS]);
+	printf(",");
+	json_field(stdout, "path", m->str[A_PATH]);
+	printf(",");
+	json_field(stdout, "name", m->str[A_NAME]);
+	printf(",");
+	json_field(stdout, "target", m->str[A_TARGET]);
+	printf(",");
+	json_field(stdout, "result", m->str[A_RESULT]);
+	printf("}");
 	return 0;
 }
 
@@ -100,6 +162,7 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 	}
 	if (optind != argc)
 		return cmd_usage_error(e, "no arguments");
+	ctx->vis_flags |= VIS_DQ;
 	return ctl_request(ctx, &b, cmd_audit_msg, &s);
 }
 

@@ -53,14 +53,14 @@ cmd_list_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	list_path(m, path, sizeof(path));
 	if (ctx->json) {
 		printf("%s{\"id\":%" PRId64 ",\"uid\":%" PRId64 ",\"owner\":%"
-		    PRId64 ",\"deleter\":%" PRId64 ",\"fs\":",
+		    PRId64 ",\"deleter\":%" PRId64 ",",
 		    s->n++ ? "," : "{\"entries\":[", m->num[A_ID],
 		    m->num[A_UID], m->num[A_OWNER], m->num[A_DELETER]);
-		json_str(stdout, m->str[A_FS]);
-		printf(",\"path\":");
-		json_str(stdout, m->str[A_PATH] ? path : NULL);
-		printf(",\"name\":");
-		json_str(stdout, m->str[A_NAME]);
+		json_field(stdout, "fs", m->str[A_FS]);
+		printf(",");
+		json_field(stdout, "path", m->str[A_PATH] ? path : NULL);
+		printf(",");
+		json_field(stdout, "name", m->str[A_NAME]);
 		printf(",\"deleted_ns\":%" PRId64 ",\"size\":%" PRId64
 		    ",\"secure\":%s,\"undelete\":%s,\"state\":",
 		    m->num[A_TIME], m->num[A_SIZE],

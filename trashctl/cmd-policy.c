@@ -63,8 +63,8 @@ cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 			    m->num[A_QUOTA], m->num[A_RETENTION]);
 		if (PROTO_HAS(m, A_WATERMARK)) {
 			if (PROTO_HAS(m, A_FS)) {
-				printf(",\"fs\":");
-				json_str(stdout, m->str[A_FS]);
+				printf(",");
+				json_field(stdout, "fs", m->str[A_FS]);
 			}
 			printf(",\"watermark\":%" PRId64, m->num[A_WATERMARK]);
 		}

@@ -41,8 +41,8 @@ cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	if (m->type != MSG_USAGE)
 		return 0;
 	if (ctx->json) {
-		printf("%s{\"fs\":", s->n++ ? "," : "{\"usage\":[");
-		json_str(stdout, m->str[A_FS]);
+		printf("%s{", s->n++ ? "," : "{\"usage\":[");
+		json_field(stdout, "fs", m->str[A_FS]);
 		printf(",\"uid\":%" PRId64 ",\"count\":%" PRId64 ",\"bytes\":%"
 		    PRId64 ",\"quota\":%" PRId64 ",\"retention\":%" PRId64
 		    "}", m->num[A_UID], m->num[A_COUNT], m->num[A_BYTES], q,

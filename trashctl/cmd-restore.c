@@ -43,11 +43,11 @@ cmd_restore_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 			s->failed++;
 		if (ctx->json) {
 			printf("%s{\"id\":%" PRId64 ",\"errno\":%" PRId64
-			    ",\"to\":", s->first ? "" : ",", m->num[A_ID],
+			    ",", s->first ? "" : ",", m->num[A_ID],
 			    err);
-			json_str(stdout, m->str[A_TO]);
-			printf(",\"message\":");
-			json_str(stdout, m->str[A_MESSAGE]);
+			json_field(stdout, "to", m->str[A_TO]);
+			printf(",");
+			json_field(stdout, "message", m->str[A_MESSAGE]);
 			printf("}");
 			s->first = false;
 			return 0;

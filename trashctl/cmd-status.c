@@ -18,9 +18,8 @@ cmd_status_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 
 	if (m->type == MSG_FS) {
 		if (ctx->json) {
-			printf("%s{\"fs\":", s->nfs++ ? "," :
-			    "{\"filesystems\":[");
-			json_str(stdout, m->str[A_FS]);
+			printf("%s{", s->nfs++ ? "," : "{\"filesystems\":[");
+			json_field(stdout, "fs", m->str[A_FS]);
 			printf(",\"watermark\":%" PRId64 ",\"total\":%" PRId64
 			    ",\"avail\":%" PRId64 ",\"count\":%" PRId64
 			    ",\"bytes\":%" PRId64 "}", m->num[A_WATERMARK],
@@ -42,8 +41,8 @@ cmd_status_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	if (m->type != MSG_OK)
 		return 0;
 	if (ctx->json) {
-		printf("%s],\"server\":", s->nfs ? "" : "{\"filesystems\":[");
-		json_str(stdout, m->str[A_SERVER]);
+		printf("%s],", s->nfs ? "" : "{\"filesystems\":[");
+		json_field(stdout, "server", m->str[A_SERVER]);
 		printf(",\"pid\":%" PRId64 ",\"uptime\":%" PRId64
 		    ",\"uid\":%" PRId64 ",\"admin\":%s,\"protocol\":%d}\n",
 		    m->num[A_PID], m->num[A_UPTIME], m->num[A_UID],

@@ -20,11 +20,11 @@ cmd_wipe_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	if (m->type == MSG_RESULT) {
 		if (ctx->json) {
 			printf("%s{\"id\":%" PRId64 ",\"errno\":%" PRId64
-			    ",\"path\":", s->n++ ? "," : "{\"results\":[",
+			    ",", s->n++ ? "," : "{\"results\":[",
 			    m->num[A_ID], m->num[A_ERRNO]);
-			json_str(stdout, m->str[A_PATH]);
-			printf(",\"message\":");
-			json_str(stdout, m->str[A_MESSAGE]);
+			json_field(stdout, "path", m->str[A_PATH]);
+			printf(",");
+			json_field(stdout, "message", m->str[A_MESSAGE]);
 			printf("}");
 		} else if (m->num[A_ERRNO] != 0) {
 			fprintf(stderr, "trashctl: entry %" PRId64 ": %s\n",

@@ -2,6 +2,7 @@
 /* The command table: one entry per cmd-*.c file. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trashctl.h"
@@ -54,12 +55,19 @@ int
 cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
+	int r;
 
 	if (fmt != NULL) {
-		fprintf(stderr, "trashctl %s: ", e->name);
+		/* It may echo an argument: escaped as any name. */
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		r = vasprintf(&msg, fmt, ap);
 		va_end(ap);
+		fprintf(stderr, "trashctl %s: ", e->name);
+		if (r >= 0) {
+			vis_fputs(stderr, msg, 0);
+			free(msg);
+		}
 		fputc('\n', stderr);
 	}
 	fprintf(stderr, "usage: trashctl %s %s\n", e->name, e->usage);

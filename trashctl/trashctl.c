@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "trashctl.h"
+#include "vis.h"
 
 /* Replies of a long restore come entry by entry; a stall this long is not. */
 #define TRASHCTL_TIMEOUT_MS	120000
@@ -52,8 +53,9 @@ main(int argc, char *argv[])
 		return EXIT_USAGE;
 	}
 	if ((e = cmd_find(argv[optind])) == NULL) {
-		fprintf(stderr, "trashctl: unknown command \"%s\"\n",
-		    argv[optind]);
+		fputs("trashctl: unknown command \"", stderr);
+		vis_fputs(stderr, argv[optind], VIS_DQ);
+		fputs("\"\n", stderr);
 		cmd_usage(stderr);
 		return EXIT_USAGE;
 	}

@@ -24,6 +24,7 @@
 struct ctx {
 	const char	*socket;
 	bool		 json;
+	int		 vis_flags;	/* vis.h VIS_*: how strings are shown */
 	int		 timeout_ms;
 	const char	*prog;
 };
@@ -67,8 +68,10 @@ void	 fmt_age(char *, size_t, int64_t then_ns);
 void	 fmt_duration(char *, size_t, int64_t seconds);
 void	 fmt_time(char *, size_t, int64_t ns);
 void	 json_str(FILE *, const char *);
-int	 parse_size(const char *, int64_t *);
+void	 json_field(FILE *, const char *key, const char *);
+void	 vis_fputs(FILE *, const char *, int flags);
 int	 parse_count(const char *, int64_t *);
+int	 parse_size(const char *, int64_t *);
 int	 parse_duration(const char *, int64_t *);
 int	 parse_time(const char *, int64_t *ns);
 int	 parse_user(const char *, int64_t *uid);

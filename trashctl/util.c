@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "trashctl.h"
+#include "vis.h"
 
 #define NSEC_PER_SEC	((int64_t)1000000000)
 
@@ -87,44 +88,16 @@ fmt_time(char *buf, size_t len, int64_t ns)
 		snprintf(buf, len, "%" PRId64, ns / NSEC_PER_SEC);
 }
 
-/* Length of the valid UTF-8 sequence at @s, 0 if invalid. */
-static size_t
-json_utf8(const unsigned char *s)
-{
-	size_t n, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
+/*
+ * A JSON string: valid UTF-8 as it is, but for the characters that
+ * vis_cp_unsafe() keeps from a terminal (controls, C1, bidi), which are
+ * \u escapes, lossless.  A byte that is not UTF-8 becomes U+FFFD: such a
+ * string is lossy, and json_field() adds its bytes in base64.
+ */
 void
 json_str(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
 	size_t n;
 
 	if (s == NULL) {
@@ -132,21 +105,70 @@ json_str(FILE *f, const char *s)
 		return;
 	}
 	fputc('"', f);
-	while (*p != '\0') {
-		if (*p == '"' || *p == '\\') {
+	while (*s != '\0') {
+		if (*s == '"' || *s == '\\') {
 			fputc('\\', f);
-			fputc(*p++, f);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			fprintf(f, "\\u%04x", *p++);
-		} else if ((n = json_utf8(p)) == 0) {
+			fputc(*s++, f);
+		} else if ((n = vis_utf8(s, &cp)) == 0) {
 			fputs("\\ufffd", f);
-			p++;
+			s++;
+		} else if (vis_cp_unsafe(cp)) {
+			fprintf(f, "\\u%04x", (unsigned)cp);
+			s += n;
 		} else {
-			fwrite(p, 1, n, f);
-			p += n;
+			fwrite(s, 1, n, f);
+			s += n;
 		}
 	}
 	fputc('"', f);
+}
+
+/*
+ * "KEY":"VALUE", and when VALUE is not valid UTF-8 (json_str() made it
+ * lossy) ,"KEY_b64":"BYTES": its exact bytes in base64, trashctl(1) JSON.
+ */
+void
+json_field(FILE *f, const char *key, const char *s)
+{
+	char *b;
+	size_t len, need;
+
+	fprintf(f, "\"%s\":", key);
+	json_str(f, s);
+	if (s == NULL || vis_utf8_valid(s))
+		return;
+	len = strlen(s);
+	need = vis_b64(NULL, 0, s, len) + 1;
+	if ((b = malloc(need)) == NULL) {
+		fprintf(stderr, "trashctl: out of memory\n");
+		exit(EXIT_ERROR);
+	}
+	vis_b64(b, need, s, len);
+	fprintf(f, ",\"%s_b64\":\"%s\"", key, b);
+	free(b);
+}
+
+/*
+ * @s escaped for a terminal (vis.h) on @f: the one way trashctl prints
+ * what it did not write itself.
+ */
+void
+vis_fputs(FILE *f, const char *s, int flags)
+{
+	char buf[VIS_LEN(256)], *b = buf;
+	size_t need;
+
+	need = vis_str(buf, sizeof(buf), s, flags) + 1;
+	if (need > sizeof(buf)) {
+		if ((b = malloc(need)) == NULL) {
+			fprintf(stderr, "trashctl: out of memory\n");
+			exit(EXIT_ERROR);
+		}
+		vis_str(b, need, s, flags);
+	}
+	fputs(b, f);
+	if (b != buf)
+		free(b);
 }
 
 static int
@@ -322,7 +344,7 @@ user_name(int64_t uid, char *buf, size_t len)
 	struct passwd *pw;
 
 	if (uid >= 0 && (pw = getpwuid((uid_t)uid)) != NULL)
-		snprintf(buf, len, "%s", pw->pw_name);
+		vis_str(buf, len, pw->pw_name, 0);
 	else
 		snprintf(buf, len, "%" PRId64, uid);
 	return buf;

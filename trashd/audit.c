@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Audit: every state change and every request, as a row of the index
- * (time, actor uid and pid, action, target, result) and a syslog line.
- * Names come from users: control bytes are escaped before either.
+ * Audit: every state change and every request, as a row of the index and
+ * a syslog line.  A row is fields (schema/0005-audit-fields.sql): who
+ * (actor uid and pid), what (action), on what (entry id, filesystem,
+ * trash uid, owner, name, original path: the user-made ones as their
+ * bytes) and how it went (result).  Nothing a user named is formatted
+ * into a sentence here, so no name can forge a record; trashctl(1)
+ * escapes on output, log.c escapes the syslog line.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,65 +17,119 @@
 
 #include "trashd.h"
 
-/* Escape control bytes and backslashes; the result is malloc'd. */
-char *
-audit_vis(const char *s)
+/* A name as its bytes: never text that SQLite might transcode. */
+static void
+audit_bind_bytes(sqlite3_stmt *st, int i, const char *s)
 {
-	size_t len = strlen(s), i, o = 0;
-	char *out = xmalloc(len * 4 + 1);
-
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c == 0x7f || c == '\\') {
-			snprintf(out + o, 5, "\\x%02x", c);
-			o += 4;
-		} else {
-			out[o++] = (char)c;
-		}
-	}
-	out[o] = '\0';
-	return out;
+	if (s == NULL)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_blob(st, i, s, (int)strlen(s), SQLITE_TRANSIENT);
 }
 
-char *
-audit_entry_target(const struct tfs *fs, const struct entry *e)
+static void
+audit_bind_id(sqlite3_stmt *st, int i, int64_t v)
 {
-	char *name = audit_vis(e->name), *path = NULL, *t;
-
-	if (e->orig_path != NULL)
-		path = audit_vis(e->orig_path);
-	xasprintf(&t, "id=%" PRId64 " fs=%s uid=%u name=%s path=%s", e->id,
-	    fs != NULL ? fs->path : "?", e->trash_uid, name,
-	    path != NULL ? path : "(unknown)");
-	free(name);
-	free(path);
-	return t;
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
 }
 
+/* A column as a malloc'd NUL-terminated string; NULL for NULL. */
+static char *
+audit_col_bytes(sqlite3_stmt *st, int i)
+{
+	const void *p;
+	char *s;
+	int n;
+
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return NULL;
+	p = sqlite3_column_blob(st, i);
+	n = sqlite3_column_bytes(st, i);
+	s = xmalloc((size_t)n + 1);
+	if (n > 0)
+		memcpy(s, p, (size_t)n);
+	s[n] = '\0';
+	return s;
+}
+
+static int64_t
+audit_col_id(sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return -1;
+	return sqlite3_column_int64(st, i);
+}
+
+/* Write @a; the syslog line says the same, escaped by log.c. */
 int
-audit_log(struct trashd *d, int64_t uid, int64_t pid, const char *action,
-    const char *target, const char *result)
+audit_record(struct trashd *d, const struct audit_rec *a)
 {
 	static const char sql[] =
-	    "INSERT INTO audit (time_ns, uid, pid, action, target, result) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+	    "INSERT INTO audit (time_ns, uid, pid, action, result, entry_id, "
+	    "fs, trash_uid, owner_uid, name, path, detail) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 	sqlite3_stmt *st;
 	int r;
 
-	log_info("audit: uid=%" PRId64 " pid=%" PRId64 " %s %s: %s", uid, pid,
-	    action, target, result);
+	if (a->entry_id > 0)
+		log_info("audit: uid=%" PRId64 " pid=%" PRId64 " %s entry=%"
+		    PRId64 " fs=%s uid=%" PRId64 " owner=%" PRId64 " name=%s "
+		    "path=%s: %s", a->uid, a->pid, a->action, a->entry_id,
+		    a->fs != NULL ? a->fs : "?", a->trash_uid, a->owner_uid,
+		    a->name != NULL ? a->name : "?",
+		    a->path != NULL ? a->path : "(unknown)", a->result);
+	else
+		log_info("audit: uid=%" PRId64 " pid=%" PRId64 " %s %s%s%s: %s",
+		    a->uid, a->pid, a->action, a->detail != NULL ? a->detail :
+		    "-", a->path != NULL ? " path=" : "",
+		    a->path != NULL ? a->path : "", a->result);
 	if ((st = db_stmt(d->db, sql)) == NULL)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, now_ns());
-	sqlite3_bind_int64(st, 2, uid);
-	sqlite3_bind_int64(st, 3, pid);
-	db_bind_text(st, 4, action);
-	db_bind_text(st, 5, target);
-	db_bind_text(st, 6, result);
+	sqlite3_bind_int64(st, 2, a->uid);
+	sqlite3_bind_int64(st, 3, a->pid);
+	db_bind_text(st, 4, a->action);
+	db_bind_text(st, 5, a->result != NULL ? a->result : "");
+	audit_bind_id(st, 6, a->entry_id > 0 ? a->entry_id : -1);
+	audit_bind_bytes(st, 7, a->fs);
+	audit_bind_id(st, 8, a->trash_uid);
+	audit_bind_id(st, 9, a->owner_uid);
+	audit_bind_bytes(st, 10, a->name);
+	audit_bind_bytes(st, 11, a->path);
+	db_bind_text(st, 12, a->detail);
 	if ((r = db_done(d->db, st)) < 0)
-		log_warnx("audit: row lost: %s %s: %s", action, target, result);
+		log_warnx("audit: row lost: %s entry %" PRId64 ": %s",
+		    a->action, a->entry_id, a->result);
 	return r;
+}
+
+/* A record of no entry: @detail is trashd's own words ("uid=1000"). */
+int
+audit_log(struct trashd *d, int64_t uid, int64_t pid, const char *action,
+    const char *detail, const char *result)
+{
+	struct audit_rec a = { .uid = uid, .pid = pid, .action = action,
+	    .result = result, .trash_uid = -1, .owner_uid = -1,
+	    .detail = detail };
+
+	return audit_record(d, &a);
+}
+
+/* A record of entry @e on @fs (NULL: unknown). */
+int
+audit_entry(struct trashd *d, int64_t uid, int64_t pid, const char *action,
+    const struct tfs *fs, const struct entry *e, const char *result)
+{
+	struct audit_rec a = { .uid = uid, .pid = pid, .action = action,
+	    .result = result, .entry_id = e->id,
+	    .fs = fs != NULL ? fs->path : NULL, .trash_uid = e->trash_uid,
+	    .owner_uid = e->owner_uid, .name = e->name,
+	    .path = e->orig_path };
+
+	return audit_record(d, &a);
 }
 
 void
@@ -81,43 +139,46 @@ audit_rows_free(struct audit_row *v, size_t n)
 
 	for (i = 0; i < n; i++) {
 		free(v[i].action);
-		free(v[i].target);
 		free(v[i].result);
+		free(v[i].fs);
+		free(v[i].name);
+		free(v[i].path);
+		free(v[i].detail);
 	}
 	free(v);
 }
 
-/* Rows since @since_ns (0: all), of actor @uid (-1: all), oldest first. */
-int
-audit_query(struct trashd *d, int64_t since_ns, int64_t uid, size_t limit,
-    struct audit_row **out, size_t *n)
+#define AUDIT_COLS	"id, time_ns, uid, pid, action, result, entry_id, " \
+	"fs, trash_uid, owner_uid, name, path, detail"
+
+/* The rows of @st, selected AUDIT_COLS, appended to *@v. */
+static int
+audit_rows(struct trashd *d, sqlite3_stmt *st, struct audit_row **out,
+    size_t *n)
 {
-	static const char sql[] =
-	    "SELECT id, time_ns, uid, pid, action, target, result FROM audit "
-	    "WHERE time_ns >= ?1 AND (?2 < 0 OR uid = ?2) ORDER BY id LIMIT ?3";
-	struct audit_row *v = NULL;
-	sqlite3_stmt *st;
+	struct audit_row *v = NULL, *w;
 	size_t cap = 0, cnt = 0;
 	int r;
 
-	if ((st = db_stmt(d->db, sql)) == NULL)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, since_ns);
-	sqlite3_bind_int64(st, 2, uid);
-	sqlite3_bind_int64(st, 3, limit ? (int64_t)limit : -1);
 	while ((r = db_row(d->db, st)) > 0) {
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 16;
 			v = xreallocarray(v, cap, sizeof(*v));
 		}
-		v[cnt].id = sqlite3_column_int64(st, 0);
-		v[cnt].time_ns = sqlite3_column_int64(st, 1);
-		v[cnt].uid = sqlite3_column_int64(st, 2);
-		v[cnt].pid = sqlite3_column_int64(st, 3);
-		v[cnt].action = xstrdup(db_col_text(st, 4));
-		v[cnt].target = xstrdup(db_col_text(st, 5));
-		v[cnt].result = xstrdup(db_col_text(st, 6));
-		cnt++;
+		w = &v[cnt++];
+		w->id = sqlite3_column_int64(st, 0);
+		w->time_ns = sqlite3_column_int64(st, 1);
+		w->uid = sqlite3_column_int64(st, 2);
+		w->pid = sqlite3_column_int64(st, 3);
+		w->action = xstrdup(db_col_text(st, 4));
+		w->result = xstrdup(db_col_text(st, 5));
+		w->entry_id = audit_col_id(st, 6);
+		w->fs = audit_col_bytes(st, 7);
+		w->trash_uid = audit_col_id(st, 8);
+		w->owner_uid = audit_col_id(st, 9);
+		w->name = audit_col_bytes(st, 10);
+		w->path = audit_col_bytes(st, 11);
+		w->detail = audit_col_bytes(st, 12);
 	}
 	if (r < 0) {
 		audit_rows_free(v, cnt);
@@ -126,6 +187,24 @@ audit_query(struct trashd *d, int64_t since_ns, int64_t uid, size_t limit,
 	*out = v;
 	*n = cnt;
 	return 0;
+}
+
+/* Rows since @since_ns (0: all), of actor @uid (-1: all), oldest first. */
+int
+audit_query(struct trashd *d, int64_t since_ns, int64_t uid, size_t limit,
+    struct audit_row **out, size_t *n)
+{
+	static const char sql[] =
+	    "SELECT " AUDIT_COLS " FROM audit "
+	    "WHERE time_ns >= ?1 AND (?2 < 0 OR uid = ?2) ORDER BY id LIMIT ?3";
+	sqlite3_stmt *st;
+
+	if ((st = db_stmt(d->db, sql)) == NULL)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, since_ns);
+	sqlite3_bind_int64(st, 2, uid);
+	sqlite3_bind_int64(st, 3, limit ? (int64_t)limit : -1);
+	return audit_rows(d, st, out, n);
 }
 
 /*
@@ -176,13 +255,13 @@ audit_search(struct trashd *d, const struct audit_filter *f,
     struct audit_row **out, size_t *n)
 {
 	static const char sql[] =
-	    "SELECT id, time_ns, uid, pid, action, target, result FROM audit "
+	    "SELECT " AUDIT_COLS " FROM audit "
 	    "WHERE (?1 < 0 OR uid = ?1) AND (?2 IS NULL OR action = ?2) AND "
 	    "time_ns >= ?3 AND (?4 = 0 OR time_ns < ?4) "
 	    "ORDER BY id DESC LIMIT ?5";
-	struct audit_row *v = NULL, tmp;
+	struct audit_row *v, tmp;
 	sqlite3_stmt *st;
-	size_t cap = 0, cnt = 0, i;
+	size_t i;
 	int r;
 
 	if ((st = db_stmt(d->db, sql)) == NULL)
@@ -192,30 +271,13 @@ audit_search(struct trashd *d, const struct audit_filter *f,
 	sqlite3_bind_int64(st, 3, f->since_ns);
 	sqlite3_bind_int64(st, 4, f->before_ns);
 	sqlite3_bind_int64(st, 5, f->limit ? (int64_t)f->limit : -1);
-	while ((r = db_row(d->db, st)) > 0) {
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 16;
-			v = xreallocarray(v, cap, sizeof(*v));
-		}
-		v[cnt].id = sqlite3_column_int64(st, 0);
-		v[cnt].time_ns = sqlite3_column_int64(st, 1);
-		v[cnt].uid = sqlite3_column_int64(st, 2);
-		v[cnt].pid = sqlite3_column_int64(st, 3);
-		v[cnt].action = xstrdup(db_col_text(st, 4));
-		v[cnt].target = xstrdup(db_col_text(st, 5));
-		v[cnt].result = xstrdup(db_col_text(st, 6));
-		cnt++;
-	}
-	if (r < 0) {
-		audit_rows_free(v, cnt);
+	if ((r = audit_rows(d, st, &v, n)) < 0)
 		return r;
-	}
-	for (i = 0; i < cnt / 2; i++) {
+	for (i = 0; i < *n / 2; i++) {
 		tmp = v[i];
-		v[i] = v[cnt - 1 - i];
-		v[cnt - 1 - i] = tmp;
+		v[i] = v[*n - 1 - i];
+		v[*n - 1 - i] = tmp;
 	}
 	*out = v;
-	*n = cnt;
 	return 0;
 }

@@ -66,8 +66,13 @@ struct control_conn {
 	struct restore_job	*job;
 	struct control_list	*list;		/* a list being sent */
 	uint8_t			 rbuf[PROTO_HDR_LEN + PROTO_MSG_MAX];
-	/* What the audit row of the current request says. */
+	/*
+	 * What the audit row of the current request says: the target in
+	 * trashd's own words, the path the client named as its bytes (a
+	 * field of its own: audit.c), the result.
+	 */
 	char			 target[512];
+	const char		*path;
 	char			 result[256];
 };
 
@@ -298,10 +303,14 @@ static void
 control_audit(struct control_conn *c, const char *verb)
 {
 	char action[32];
+	struct audit_rec a = { .uid = c->peer.uid, .pid = c->peer.pid,
+	    .action = action, .result = c->result, .trash_uid = -1,
+	    .owner_uid = -1, .path = c->path,
+	    .detail = c->target[0] ? c->target : "-" };
 
 	snprintf(action, sizeof(action), "ctl-%s", verb);
-	audit_log(c->d, c->peer.uid, c->peer.pid, action,
-	    c->target[0] ? c->target : "-", c->result);
+	audit_record(c->d, &a);
+	c->path = NULL;
 }
 
 /*
@@ -884,10 +893,18 @@ control_audit_query(struct control_conn *c, const struct proto_msg *m)
 		proto_num(b, A_PID, rows[i].pid);
 		proto_str(b, A_ACTION, rows[i].action[0] ?
 		    rows[i].action : "-");
-		proto_str(b, A_TARGET, rows[i].target[0] ?
-		    rows[i].target : "-");
 		proto_str(b, A_RESULT, rows[i].result[0] ?
 		    rows[i].result : "-");
+		if (rows[i].entry_id > 0)
+			proto_num(b, A_ENTRY, rows[i].entry_id);
+		if (rows[i].trash_uid >= 0)
+			proto_num(b, A_TRASH, rows[i].trash_uid);
+		if (rows[i].owner_uid >= 0)
+			proto_num(b, A_OWNER, rows[i].owner_uid);
+		proto_str(b, A_FS, rows[i].fs);
+		proto_str(b, A_PATH, rows[i].path);
+		proto_str(b, A_NAME, rows[i].name);
+		proto_str(b, A_TARGET, rows[i].detail);
 		control_send(c, b);
 	}
 	audit_rows_free(rows, n);
@@ -974,14 +991,8 @@ control_select(struct control_conn *c, const struct proto_msg *m,
 		*base = e.orig_path != NULL ? e.orig_path : "";
 		return 0;
 	}
-	snprintf(c->target, sizeof(c->target), "uid=%u path=", uid);
-	{
-		char *v = audit_vis(m->str[A_PATH]);
-
-		snprintf(c->target + strlen(c->target), sizeof(c->target) -
-		    strlen(c->target), "%s", v);
-		free(v);
-	}
+	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
+	c->path = m->str[A_PATH];
 	if (control_path_fs(d, m->str[A_PATH], fsp, &rel) < 0) {
 		control_reply_error(c, ENOENT, "%s: not on a filesystem "
 		    "trashd manages", m->str[A_PATH]);
@@ -1289,6 +1300,7 @@ control_dispatch(struct control_conn *c, const struct proto_hdr *h,
 	int r;
 
 	c->target[0] = c->result[0] = '\0';
+	c->path = NULL;
 	if (h->type < MSG_STATUS || h->type > MSG_REQ_LAST) {
 		snprintf(c->target, sizeof(c->target), "type=%u",
 		    (unsigned)h->type);

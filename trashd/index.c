@@ -444,15 +444,19 @@ index_usage_all(struct db *db, int64_t fs_id, struct usage **out, size_t *n)
 
 /*
  * The control socket's restore moves the file out as the caller; then the
- * row is marked here.  Only a live entry can be restored.
+ * row is marked here.  Only a live entry can be restored.  The caller's
+ * "restore" record says who did it and how it went: one record per
+ * restore, not a second "restored" one from here.
  */
 int
 index_mark_restored(struct trashd *d, int64_t id, int64_t actor_uid,
     int64_t actor_pid)
 {
 	struct entry e;
-	char *target;
 	int r;
+
+	(void)actor_uid;
+	(void)actor_pid;
 
 	if ((r = index_get(d->db, id, &e)) < 0)
 		return r;
@@ -461,10 +465,6 @@ index_mark_restored(struct trashd *d, int64_t id, int64_t actor_uid,
 		return -EALREADY;
 	}
 	r = index_set_state(d->db, id, ENTRY_RESTORED);
-	target = audit_entry_target(daemon_fs(d, e.fs_id), &e);
-	audit_log(d, actor_uid, actor_pid, "restored", target,
-	    r == 0 ? "ok: by request" : "failed");
-	free(target);
 	entry_clear(&e);
 	return r;
 }

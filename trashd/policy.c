@@ -321,7 +321,7 @@ policy_purge(struct trashd *d, struct tfs *fs, const struct entry *e,
     const char *reason, int64_t actor_uid, int64_t actor_pid)
 {
 	struct tuid *tu;
-	char *target = NULL, result[128];
+	char result[128];
 	int fd, flags = 0, r;
 
 	if (e->state != ENTRY_TRASHED)
@@ -331,9 +331,8 @@ policy_purge(struct trashd *d, struct tfs *fs, const struct entry *e,
 	fd = trash_entry_open(fs, tu->fd, e->name, &e->ident, O_RDONLY);
 	if (fd < 0) {
 		r = fd;
-		target = audit_entry_target(fs, e);
 		snprintf(result, sizeof(result), "refused: %s", strerror(-r));
-		audit_log(d, actor_uid, actor_pid, "purge", target, result);
+		audit_entry(d, actor_uid, actor_pid, "purge", fs, e, result);
 		(void)scan_uid(d, fs, tu);
 		goto out;
 	}
@@ -345,18 +344,16 @@ policy_purge(struct trashd *d, struct tfs *fs, const struct entry *e,
 			wipe_kick(d);
 		goto out;
 	}
-	target = audit_entry_target(fs, e);
 	if ((r = trash_entry_unlink(fs, tu->fd, e->name, &e->ident)) < 0) {
 		snprintf(result, sizeof(result), "failed: %s", strerror(-r));
-		audit_log(d, actor_uid, actor_pid, "purge", target, result);
+		audit_entry(d, actor_uid, actor_pid, "purge", fs, e, result);
 		goto out;
 	}
 	if ((r = index_set_state(d->db, e->id, ENTRY_PURGED)) < 0)
 		goto out;
 	snprintf(result, sizeof(result), "ok: %s", reason);
-	audit_log(d, actor_uid, actor_pid, "purged", target, result);
+	audit_entry(d, actor_uid, actor_pid, "purged", fs, e, result);
 out:
-	free(target);
 	return r;
 }
 

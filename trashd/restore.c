@@ -328,7 +328,7 @@ restore_report(struct restore_job *j, size_t idx, int err)
 	struct entry *e = &j->l.v[idx];
 	struct tfs *fs = daemon_fs(d, j->fs_id);
 	struct proto_buf *b;
-	char *target, result[256], *to = NULL;
+	char result[256], *to = NULL;
 	int r;
 
 	if (j->reported[idx])
@@ -343,12 +343,10 @@ restore_report(struct restore_job *j, size_t idx, int err)
 	} else {
 		j->failed++;
 	}
-	target = audit_entry_target(fs, e);
 	snprintf(result, sizeof(result), "%s: %s, as uid %u%s",
 	    err == 0 ? "ok" : "failed", restore_errstr(err), j->uid,
 	    j->uid != j->actor ? " on behalf" : "");
-	audit_log(d, j->actor, j->actor_pid, "restore", target, result);
-	free(target);
+	audit_entry(d, j->actor, j->actor_pid, "restore", fs, e, result);
 	if (j->c == NULL)
 		return;
 	if (j->targets[idx] != NULL)

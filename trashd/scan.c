@@ -177,7 +177,6 @@ scan_entry(struct trashd *d, struct tfs *fs, struct tuid *tu,
 {
 	struct entry e = { 0 }, old = { 0 };
 	struct stat st;
-	char *target;
 	int64_t born = -1;
 	int fd = -1, r;
 
@@ -246,9 +245,7 @@ scan_entry(struct trashd *d, struct tfs *fs, struct tuid *tu,
 		goto out;
 	if (id != NULL)
 		*id = e.id;
-	target = audit_entry_target(fs, &e);
-	audit_log(d, e.deleter_uid, 0, "trashed", target, "ok");
-	free(target);
+	audit_entry(d, e.deleter_uid, 0, "trashed", fs, &e, "ok");
 	policy_new_entry(d, e.id, d->conf->min_age > 0 &&
 	    scan_birth_ns(fd, &born) == 0 &&
 	    policy_too_young(d->conf->min_age, born, e.deleted_ns));
@@ -264,7 +261,6 @@ out:
 static int
 scan_vanished(struct trashd *d, struct tfs *fs, struct entry *e)
 {
-	char *target;
 	int r;
 
 	/* A restore is moving it: its report records who did. */
@@ -272,9 +268,7 @@ scan_vanished(struct trashd *d, struct tfs *fs, struct entry *e)
 		return 0;
 	if ((r = index_set_state(d->db, e->id, ENTRY_RESTORED)) < 0)
 		return r;
-	target = audit_entry_target(fs, e);
-	audit_log(d, -1, 0, "restored", target, "ok: left the trash");
-	free(target);
+	audit_entry(d, -1, 0, "restored", fs, e, "ok: left the trash");
 	return 0;
 }
 

@@ -290,20 +290,43 @@ void	 daemon_policy_soon(struct trashd *);
 void	 daemon_policy_new(struct trashd *);
 
 /* ---- audit.c ---- */
+/* One record: numbers -1 and strings NULL where they do not apply. */
+struct audit_rec {
+	int64_t		 uid;		/* actor, -1: unknown */
+	int64_t		 pid;		/* actor, 0: the kernel */
+	const char	*action;
+	const char	*result;
+	int64_t		 entry_id;	/* 0 or -1: no entry */
+	const char	*fs;		/* the entry's filesystem */
+	int64_t		 trash_uid;	/* whose trash */
+	int64_t		 owner_uid;
+	const char	*name;		/* bytes a user made */
+	const char	*path;		/* bytes a user made */
+	const char	*detail;	/* trashd's own words, no user bytes */
+};
+
 struct audit_row {
 	int64_t		 id;
 	int64_t		 time_ns;
 	int64_t		 uid;
 	int64_t		 pid;
 	char		*action;
-	char		*target;
 	char		*result;
+	int64_t		 entry_id;	/* -1: none */
+	char		*fs;		/* NULL: none, and below */
+	int64_t		 trash_uid;	/* -1: none */
+	int64_t		 owner_uid;	/* -1: none */
+	char		*name;
+	char		*path;
+	char		*detail;
 };
 
-char	*audit_vis(const char *);
-char	*audit_entry_target(const struct tfs *, const struct entry *);
+int	 audit_record(struct trashd *, const struct audit_rec *);
 int	 audit_log(struct trashd *, int64_t uid, int64_t pid,
-	    const char *action, const char *target, const char *result);
+	    const char *action, const char *detail, const char *result);
+int	 audit_entry(struct trashd *, int64_t uid, int64_t pid,
+	    const char *action, const struct tfs *, const struct entry *,
+	    const char *result);
 int	 audit_query(struct trashd *, int64_t since_ns, int64_t uid,
 	    size_t limit, struct audit_row **, size_t *);
 void	 audit_rows_free(struct audit_row *, size_t);

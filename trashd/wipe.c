@@ -846,14 +846,13 @@ wipe_stage(struct trashd *d, struct tfs *fs, const struct entry *e,
 {
 	struct tuid *tu;
 	struct stat st;
-	char qname[32], back[NAME_MAX + 1], *target, result[128];
+	char qname[32], back[NAME_MAX + 1], result[128];
 	int fd, r;
 
 	if (e->state != ENTRY_TRASHED)
 		return -EALREADY;
 	if ((r = trash_uid(fs, e->trash_uid, &tu)) < 0)
 		return r;
-	target = audit_entry_target(fs, e);
 	if (fstatat(tu->fd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		r = -errno;
 		goto refused;
@@ -890,15 +889,14 @@ wipe_stage(struct trashd *d, struct tfs *fs, const struct entry *e,
 	if ((r = index_set_state(d->db, e->id, ENTRY_WIPING)) < 0)
 		goto out;
 	snprintf(result, sizeof(result), "ok: %s", reason);
-	audit_log(d, 0, getpid(), "wipe-queued", target, result);
+	audit_entry(d, 0, getpid(), "wipe-queued", fs, e, result);
 	goto out;
 refused:
 	snprintf(result, sizeof(result), "refused: %s", strerror(-r));
-	audit_log(d, 0, getpid(), "wipe-queued", target, result);
+	audit_entry(d, 0, getpid(), "wipe-queued", fs, e, result);
 	if (r == -ESTALE || r == -ENOENT)
 		(void)scan_uid(d, fs, tu);
 out:
-	free(target);
 	return r;
 }
 
@@ -909,7 +907,6 @@ wipe_request(struct trashd *d, int64_t id, int64_t actor_uid,
 {
 	struct entry e;
 	struct tfs *fs;
-	char *target;
 	int r;
 
 	if ((r = index_get(d->db, id, &e)) < 0)
@@ -918,15 +915,24 @@ wipe_request(struct trashd *d, int64_t id, int64_t actor_uid,
 		r = -ENODEV;
 		goto out;
 	}
-	target = audit_entry_target(fs, &e);
 	if ((r = wipe_stage(d, fs, &e, "request")) == 0)
 		wipe_kick(d);
-	audit_log(d, actor_uid, actor_pid, "wipe-request", target,
+	audit_entry(d, actor_uid, actor_pid, "wipe-request", fs, &e,
 	    r == 0 ? "ok" : strerror(-r));
-	free(target);
 out:
 	entry_clear(&e);
 	return r;
+}
+
+/* A job's record: of its entry, or of the file in .wipe it had none of. */
+static void
+wipe_audit(struct trashd *d, struct tfs *fs, const struct entry *e,
+    const char *action, const char *detail, const char *result)
+{
+	if (e->id != 0)
+		audit_entry(d, 0, getpid(), action, fs, e, result);
+	else
+		audit_log(d, 0, getpid(), action, detail, result);
 }
 
 /* Record one finished job: a wipes row, the entry's state, the audit. */
@@ -937,7 +943,7 @@ wipe_record(struct trashd *d, struct tfs *fs, int64_t id, const char *name,
 	static const char sql[] =
 	    "INSERT INTO wipes (entry_id, time_ns, method, result, passes, "
 	    "bytes, nlink, promises) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-	char method[128], promises[256], result[256], *target = NULL, *full;
+	char method[128], promises[256], result[256], detail[320], *full;
 	struct wipe_opts o;
 	struct entry e = { 0 };
 	enum entry_state s = ENTRY_WIPED;
@@ -964,13 +970,14 @@ wipe_record(struct trashd *d, struct tfs *fs, int64_t id, const char *name,
 		    rep->verified ? ", verified" : "",
 		    rep->discarded ? ", discarded" : "");
 	}
-	if (id != 0 && index_get(d->db, id, &e) == 0)
-		target = audit_entry_target(fs, &e);
-	else
-		xasprintf(&target, "fs=%s .wipe/%s (no entry)", fs->path, name);
+	if (id == 0 || index_get(d->db, id, &e) != 0)
+		e.id = 0;
+	snprintf(detail, sizeof(detail), "fs=%.200s .wipe/%.64s (no entry)",
+	    fs->path, name);
 	if (rep->result < 0 && rep->result != -ECANCELED) {
-		log_warnx("wipe: %s: %s", target, result);
-		audit_log(d, 0, getpid(), "wipe", target, result);
+		log_warnx("wipe: %s: %s", e.id != 0 ? e.name : detail,
+		    result);
+		wipe_audit(d, fs, &e, "wipe", detail, result);
 		goto out;
 	}
 	if ((st = db_stmt(d->db, sql)) != NULL) {
@@ -989,11 +996,10 @@ wipe_record(struct trashd *d, struct tfs *fs, int64_t id, const char *name,
 		(void)index_set_state(d->db, e.id, s);
 	xasprintf(&full, "%s; method: %s; not promised: %s", result, method,
 	    promises);
-	audit_log(d, 0, getpid(), s == ENTRY_WIPED ? "wiped" : "purged",
-	    target, full);
+	wipe_audit(d, fs, &e, s == ENTRY_WIPED ? "wiped" : "purged", detail,
+	    full);
 	free(full);
 out:
-	free(target);
 	entry_clear(&e);
 }
 
@@ -1065,12 +1071,9 @@ wipe_collect(struct trashd *d, size_t fsi, struct wipe_job **jobs,
 				break;
 		if (k < *njobs)
 			continue;
-		char *target = audit_entry_target(fs, &l.v[i]);
-
 		(void)index_set_state(d->db, l.v[i].id, ENTRY_WIPED);
-		audit_log(d, 0, getpid(), "wiped", target,
+		audit_entry(d, 0, getpid(), "wiped", fs, &l.v[i],
 		    "ok: finished before a crash lost its record");
-		free(target);
 	}
 	entry_list_free(&l);
 	return 0;

@@ -5,7 +5,7 @@
 # bytes the peer sends.  The numbers are common/proto.h's.
 import os, struct, sys
 
-V = 2
+V = 3
 T = dict(status=100, list=101, restore=102, wipe=103, empty=104, quota=105,
          policy_get=106, policy_set=107, audit=108, ok=200)
 NUM = ["none", "id", "uid", "all", "before", "since", "version", "overwrite",
@@ -14,8 +14,10 @@ NUM = ["none", "id", "uid", "all", "before", "since", "version", "overwrite",
        "done", "failed", "pid", "admin", "uptime", "watermark", "avail"]
 STR = ["path", "prefix", "to", "action", "message", "name", "state", "fs",
        "target", "result", "server"]
+NUM2 = ["entry", "trash"]	# numbers again, after the strings (version 3)
 A = {n: i for i, n in enumerate(NUM)}
 A.update({n: len(NUM) + i for i, n in enumerate(STR)})
+A.update({n: len(NUM) + len(STR) + i for i, n in enumerate(NUM2)})
 
 def msg(t, attrs=(), version=V, length=None):
     body = b""

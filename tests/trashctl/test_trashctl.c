@@ -703,11 +703,11 @@ test_tree_restore(void **state)
 	assert_int_equal(count_str(out, "ok: restored"), TREE_FILES);
 	free(out);
 	/* Each left the trash by this request: credited to A, never to an
-	 * unknown actor, though inotify saw it leave before the report. */
+	 * unknown actor, though inotify saw it leave before the report; and
+	 * recorded once, by the restore, not again as "restored". */
 	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restored", "-n", "1000",
 	    "--json"), 0, out);
-	assert_int_equal(count_str(out, "ok: by request"), TREE_FILES);
-	assert_null(strstr(out, "left the trash"));
+	assert_int_equal(count_str(out, "\"id\":"), 0);
 	free(out);
 	/* And that older version, by --version 2 of its path... */
 	tl_path(&e->t, path, sizeof(path), "home/a/proj/file-0.dat");
@@ -997,7 +997,7 @@ test_wipe_empty(void **state)
 	wait_count(e, UA, 0);
 	/* The +s one went through the wipe, not a plain unlink. */
 	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "wipe-queued"), 0, out);
-	expect_str(out, "name=sec");
+	expect_str(out, "name=\"sec\"");
 	free(out);
 	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restored"), 0, out);
 	expect_str(out, "left the trash");
@@ -1488,9 +1488,13 @@ test_list(void **state)
 	tl_path(&e->t, dir, sizeof(dir), "home/a/bulk");
 	check_rc(ctl(e, &A, &out, "restore", dir), 0, out);
 	free(out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restore", "-n",
+	    "10000", "--json"), 0, out);
+	assert_int_equal(count_str(out, "ok: restored, as uid 70001"),
+	    LIST_BULK);
+	free(out);
 	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restored", "-n",
 	    "10000", "--json"), 0, out);
-	assert_int_equal(count_str(out, "ok: by request"), LIST_BULK);
 	assert_null(strstr(out, "left the trash"));
 	free(out);
 }
@@ -1499,6 +1503,283 @@ test_list(void **state)
  * ---- issue 12, finding 8: terminal injection, forgeable audit, lossy
  * JSON; and entry ids parsed as sizes ----
  */
+
+/* A fake record, as `trashctl audit` prints them, to hide in a name. */
+#define FORGED	"2030-01-01 00:00:00 root           1 restore        " \
+	"entry=1 path=\"etc/shadow\": ok: restored, as uid 0"
+
+/*
+ * Nothing in @out that a terminal acts on: valid UTF-8 (checked here
+ * independently of common/vis.c) with no C0 but the newlines, no DEL, no
+ * C1 raw or encoded.  Returns the number of lines.
+ */
+static size_t
+assert_terminal_safe(const char *out)
+{
+	const unsigned char *p = (const unsigned char *)out;
+	size_t lines = 0, n, i;
+	uint32_t cp;
+
+	while (*p != '\0') {
+		if (*p < 0x80) {
+			n = 1;
+			cp = *p;
+		} else if (*p >= 0xc2 && *p <= 0xdf) {
+			n = 2;
+			cp = *p & 0x1f;
+		} else if (*p >= 0xe0 && *p <= 0xef) {
+			n = 3;
+			cp = *p & 0x0f;
+		} else if (*p >= 0xf0 && *p <= 0xf4) {
+			n = 4;
+			cp = *p & 0x07;
+		} else {
+			fprintf(stderr, "raw byte 0x%02x in:\n%s\n", *p, out);
+			fail();
+		}
+		for (i = 1; i < n; i++) {
+			if ((p[i] & 0xc0) != 0x80) {
+				fprintf(stderr, "bad UTF-8 in:\n%s\n", out);
+				fail();
+			}
+			cp = cp << 6 | (p[i] & 0x3f);
+		}
+		if ((cp < 0x20 && cp != '\n') || (cp >= 0x7f && cp <= 0x9f)) {
+			fprintf(stderr, "control U+%04x in:\n%s\n", cp, out);
+			fail();
+		}
+		if (cp == '\n')
+			lines++;
+		p += n;
+	}
+	return lines;
+}
+
+/* The base64 string after "KEY": in @json (from @from), decoded. */
+static char *
+json_b64(const char *json, const char *key, const char **from)
+{
+	static const char tab[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char needle[64], *out, *o;
+	const char *p, *c;
+	uint32_t v = 0;
+	int bits = 0;
+
+	snprintf(needle, sizeof(needle), "\"%s\":\"", key);
+	if ((p = strstr(*from, needle)) == NULL)
+		return NULL;
+	p += strlen(needle);
+	out = o = xmalloc(strlen(p) + 1);
+	for (; *p != '"' && *p != '=' && *p != '\0'; p++) {
+		c = strchr(tab, *p);
+		assert_non_null(c);
+		v = v << 6 | (uint32_t)(c - tab);
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			*o++ = (char)(v >> bits & 0xff);
+		}
+	}
+	*o = '\0';
+	*from = p;
+	(void)json;
+	return out;
+}
+
+/* Stage @n entries of UA, their names and paths full of control bytes. */
+static const char *const esc_paths[] = {
+	"home/a/esc\x1b]0;owned\x07.txt",	/* ESC, an OSC, BEL */
+	"home/a/csi\x9b" "2J.txt",		/* raw C1 CSI */
+	"home/a/c1\xc2\x9b" "2J.txt",		/* UTF-8 C1 CSI */
+	"home/a/bad\xff.txt",			/* not UTF-8 */
+	"home/a/bad\xfe.txt",			/* another, same when lossy */
+	"home/a/nl\n" FORGED,			/* a new line, a fake record */
+	"home/a/caf\xc3\xa9 \xe6\x96\x87.txt",	/* readable: stays so */
+};
+#define ESC_N	(sizeof(esc_paths) / sizeof(esc_paths[0]))
+
+static void
+stage_esc(struct env *e)
+{
+	char name[64];
+	size_t i;
+
+	for (i = 0; i < ESC_N; i++) {
+		/* The trash names too: a user can make those. */
+		snprintf(name, sizeof(name), "n%zu\x1b[2J\x9b\xc2\x9b\xff", i);
+		stage(e, UA, name, esc_paths[i], 1700000100 + (int64_t)i, "d",
+		    1, 0644);
+	}
+	wait_count(e, UA, ESC_N);
+}
+
+static void
+test_escape_list_restore(void **state)
+{
+	struct env *e = *state;
+	char fs[PATH_MAX], id[32], *out = NULL;
+	size_t lines, len;
+
+	stage_esc(e);
+	tl_path(&e->t, fs, sizeof(fs), "%s", "");
+	/* One line per entry, a header and the total; nothing raw. */
+	check_rc(ctl(e, &A, &out, "list"), 0, out);
+	lines = assert_terminal_safe(out);
+	assert_int_equal(lines, ESC_N + 2);
+	expect_str(out, "esc\\x1b]0;owned\\x07.txt");
+	expect_str(out, "csi\\x9b2J.txt");
+	expect_str(out, "c1\\xc2\\x9b2J.txt");
+	expect_str(out, "bad\\xff.txt");
+	expect_str(out, "nl\\x0a2030-01-01");
+	expect_str(out, "caf\xc3\xa9 \xe6\x96\x87.txt");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "list", "-a"), 0, out);
+	assert_int_equal(assert_terminal_safe(out), ESC_N + 2);
+	free(out);
+
+	/* Restored by id, by path: what it says is escaped the same. */
+	mkdir_as(e, "home/a", UA, 0755);
+	snprintf(id, sizeof(id), "%" PRId64, entry_id(e, UA));
+	check_rc(ctl(e, &A, &out, "restore", "-i", id), 0, out);
+	assert_int_equal(assert_terminal_safe(out), 1);
+	expect_str(out, "restored ");
+	expect_str(out, "esc\\x1b]0;owned\\x07.txt");
+	free(out);
+	assert_true(exists_rel(e, esc_paths[0]));
+	tl_path(&e->t, fs, sizeof(fs), "%s", esc_paths[1]);
+	check_rc(ctl(e, &A, &out, "restore", fs), 0, out);
+	assert_int_equal(assert_terminal_safe(out), 1);
+	expect_str(out, "csi\\x9b2J.txt");
+	free(out);
+	/* Refused: its error names the path, escaped too. */
+	tl_path(&e->t, fs, sizeof(fs), "%s", esc_paths[1]);
+	check_rc(ctl(e, &A, &out, "restore", fs), 5, out);
+	assert_int_equal(assert_terminal_safe(out), 1);
+	expect_str(out, "csi\\x9b2J.txt");
+	free(out);
+	check_rc(ctl(e, &A, &out, "restore", "/nowhere/\x1b[2J\n" FORGED), 5,
+	    out);
+	assert_int_equal(assert_terminal_safe(out), 1);
+	free(out);
+	/* trashd's log named them all, escaped the same. */
+	out = tl_read_file(e->log, &len);
+	(void)assert_terminal_safe(out);
+	expect_str(out, "csi\\x9b2J.txt");
+	expect_str(out, "nl\\x0a2030-01-01");
+	free(out);
+}
+
+static void
+test_escape_json(void **state)
+{
+	struct env *e = *state;
+	char want[PATH_MAX], *out = NULL, *b1, *b2, *b;
+	const char *from;
+	size_t i, nb64 = 0;
+
+	stage_esc(e);
+	check_rc(ctl(e, &A, &out, "list", "--json"), 0, out);
+	/* One line, no raw control byte: JSON escapes or base64. */
+	assert_int_equal(assert_terminal_safe(out), 1);
+	/* Valid UTF-8 as it is, its controls as \u escapes: lossless. */
+	expect_str(out, "/home/a/esc\\u001b]0;owned\\u0007.txt\"");
+	expect_str(out, "/home/a/c1\\u009b2J.txt\"");
+	expect_str(out, "/home/a/nl\\u000a2030-01-01");
+	expect_str(out, "/home/a/caf\xc3\xa9 \xe6\x96\x87.txt\"");
+	/* Lossy only with the exact bytes beside it, decoded back. */
+	for (i = 0; i < ESC_N; i++) {
+		tl_path(&e->t, want, sizeof(want), "%s", esc_paths[i]);
+		from = strstr(out, "\"path\":");
+		while (from != NULL && (b = json_b64(out, "path_b64", &from))
+		    != NULL) {
+			if (strcmp(b, want) == 0) {
+				nb64++;
+				free(b);
+				break;
+			}
+			free(b);
+		}
+	}
+	/* raw 0x9b, 0xff, 0xfe: the three that are not UTF-8. */
+	assert_int_equal(nb64, 3);
+	/* The two lossy names alike as strings, not as JSON. */
+	from = strstr(out, "bad\\ufffd.txt");
+	assert_non_null(from);
+	b1 = json_b64(out, "path_b64", &from);
+	from = strstr(from, "bad\\ufffd.txt");
+	assert_non_null(from);
+	b2 = json_b64(out, "path_b64", &from);
+	assert_non_null(b1);
+	assert_non_null(b2);
+	assert_string_not_equal(b1, b2);
+	free(b1);
+	free(b2);
+	/* The names in the trash are bytes too. */
+	from = out;
+	b = json_b64(out, "name_b64", &from);
+	assert_non_null(b);
+	assert_string_equal(b, "n0\x1b[2J\x9b\xc2\x9b\xff");
+	free(b);
+	free(out);
+}
+
+/*
+ * A name made to read as a second record, and a request naming it: one
+ * record each, the name a quoted field, escaped; never a line of its own.
+ */
+static void
+test_audit_forge(void **state)
+{
+	struct env *e = *state;
+	char path[PATH_MAX], *out = NULL, *json = NULL;
+	const char *p;
+	size_t lines;
+
+	/* A name in the trash has no '/': the fake record's start only. */
+	stage_str(e, UA, "f\n2030-01-01 00:00:00 root 1 restore", "home/a/f\n"
+	    FORGED "\x9b", "x");
+	wait_count(e, UA, 1);
+	mkdir_as(e, "home/a", UA, 0755);
+	tl_path(&e->t, path, sizeof(path), "home/a/f\n" FORGED "\x9b");
+	check_rc(ctl(e, &A, &out, "restore", path), 0, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "restore", "/nowhere/\n" FORGED), 5, out);
+	free(out);
+
+	/* Each record one line, as many as JSON has records. */
+	check_rc(ctl(e, &ROOT, &out, "audit", "-u", "70001"), 0, out);
+	check_rc(ctl(e, &ROOT, &json, "audit", "-u", "70001", "--json"), 0,
+	    json);
+	/* No forged line: none starts as the fake record does. */
+	for (p = out; p != NULL; p = strchr(p + 1, '\n'))
+		assert_true(strncmp(p[0] == '\n' ? p + 1 : p, "2030-", 5)
+		    != 0);
+	lines = assert_terminal_safe(out);
+	assert_int_equal(lines, count_str(json, "\"id\":"));
+	free(json);
+	free(out);
+	/* The restore: exactly one record, the name in it literally. */
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restore"), 0, out);
+	assert_int_equal(assert_terminal_safe(out), 1);
+	expect_str(out, "path=\"home/a/f\\x0a2030-01-01 00:00:00 root");
+	expect_str(out, "entry=1 path=\\x22etc/shadow\\x22: ok: restored, "
+	    "as uid 0\\x9b\"");
+	expect_str(out, "name=\"f\\x0a2030-01-01");
+	expect_str(out, " owner=70001 ");
+	free(out);
+	/* In JSON, the same record with the name's bytes. */
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restore", "--json"), 0,
+	    out);
+	assert_int_equal(count_str(out, "\"id\":"), 1);
+	p = out;
+	json = json_b64(out, "path_b64", &p);
+	assert_non_null(json);
+	assert_string_equal(json, "home/a/f\n" FORGED "\x9b");
+	free(json);
+	expect_str(out, "\"entry\":");
+	expect_str(out, "\"owner_uid\":70001");
+	free(out);
+}
 
 /* Entry ids and counts are plain decimals: "1k" is no entry 1024. */
 static void
@@ -1561,6 +1842,12 @@ main(int argc, char *argv[])
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
 		/* issue 12, finding 8, and ids parsed as sizes */
+		cmocka_unit_test_setup_teardown(test_escape_list_restore,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_escape_json, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_audit_forge, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_ids_plain, setup,
 		    teardown),
 	};

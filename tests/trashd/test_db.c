@@ -141,6 +141,56 @@ test_fresh_vs_upgrade(void **state)
 	free(want);
 }
 
+/*
+ * Version 5 makes audit rows fields: older rows keep their sentence as
+ * the detail, and the entry id that started it becomes a field.
+ */
+static void
+test_audit_rows_migrated(void **state)
+{
+	struct tl *t = *state;
+	char path[PATH_MAX], err[1024];
+	struct db *db;
+	sqlite3 *h;
+	sqlite3_stmt *st;
+
+	dbpath(t, path, sizeof(path), "audit4.db");
+	assert_int_equal(db_open(path, DB_NOMIGRATE, &db, err, sizeof(err)),
+	    0);
+	assert_int_equal(db_migrate(db, 4, err, sizeof(err)), 0);
+	assert_int_equal(db_exec(db, "INSERT INTO audit (time_ns, uid, pid, "
+	    "action, target, result) VALUES (1, 1000, 9, 'restore', "
+	    "'id=57 fs=/home uid=1000 name=a b path=x\\x0ay', 'ok'), "
+	    "(2, 0, 1, 'ctl-policy-set', 'uid=1000', 'ok'), "
+	    "(3, 0, 1, 'ctl-refused', 'id=', 'error')"), 0);
+	db_close(db);
+	assert_int_equal(db_open(path, 0, &db, err, sizeof(err)), 0);
+	db_close(db);
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT id, time_ns, uid, pid, "
+	    "action, result, entry_id, name, path, detail FROM audit ORDER BY "
+	    "id", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int64(st, 1), 1);
+	assert_int_equal(sqlite3_column_int64(st, 2), 1000);
+	assert_int_equal(sqlite3_column_int64(st, 3), 9);
+	assert_string_equal(sqlite3_column_text(st, 4), "restore");
+	assert_string_equal(sqlite3_column_text(st, 5), "ok");
+	assert_int_equal(sqlite3_column_int64(st, 6), 57);
+	assert_int_equal(sqlite3_column_type(st, 7), SQLITE_NULL);
+	assert_int_equal(sqlite3_column_type(st, 8), SQLITE_NULL);
+	assert_string_equal(sqlite3_column_text(st, 9),
+	    "id=57 fs=/home uid=1000 name=a b path=x\\x0ay");
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_type(st, 6), SQLITE_NULL);
+	assert_string_equal(sqlite3_column_text(st, 9), "uid=1000");
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_type(st, 6), SQLITE_NULL);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+}
+
 static void
 test_newer_refused(void **state)
 {
@@ -190,7 +240,7 @@ test_corrupt_page_refused(void **state)
 	assert_int_equal(db_open(path, 0, &db, err, sizeof(err)), 0);
 	for (i = 0; i < 200; i++)
 		assert_int_equal(db_exec(db, "INSERT INTO audit (time_ns, uid, "
-		    "pid, action, target, result) VALUES (1, 2, 3, 'a', "
+		    "pid, action, detail, result) VALUES (1, 2, 3, 'a', "
 		    "'a fairly long target to fill pages', 'ok')"), 0);
 	db_close(db);
 	assert_int_equal(stat(path, &st), 0);
@@ -265,6 +315,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_embedded),
 		cmocka_unit_test(test_fresh_vs_upgrade),
+		cmocka_unit_test(test_audit_rows_migrated),
 		cmocka_unit_test(test_newer_refused),
 		cmocka_unit_test(test_garbage_refused),
 		cmocka_unit_test(test_corrupt_page_refused),
