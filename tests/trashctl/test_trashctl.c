@@ -1521,9 +1521,10 @@ assert_terminal_safe(const char *out)
 	uint32_t cp;
 
 	while (*p != '\0') {
+		n = 1;
+		cp = *p;
 		if (*p < 0x80) {
-			n = 1;
-			cp = *p;
+			/* ASCII */
 		} else if (*p >= 0xc2 && *p <= 0xdf) {
 			n = 2;
 			cp = *p & 0x1f;
