@@ -14,9 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TRASHD_CONF	"/etc/trashd/trashd.conf"
-#define TRASHD_DB	"/var/lib/trashd/index.db"
-#define TRASHD_SOCKET	"/run/trashd/trashd.sock"
+/* TRASHD_CONF, TRASHD_DB, TRASHD_SOCKET: what the build installs to. */
+#include "buildinfo.h"
 
 /*
  * The kernel ABI (Documentation/filesystems/trashbin.rst): TRASHBIN_DIR,
