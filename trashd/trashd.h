@@ -102,6 +102,7 @@ struct db;
 
 int	 db_open(const char *path, int flags, struct db **,
 	    char *err, size_t errlen);
+int	 db_check(const char *path, char *err, size_t errlen);
 void	 db_close(struct db *);
 int	 db_migrate(struct db *, int target, char *err, size_t errlen);
 int	 db_version(struct db *, int *);
