@@ -20,6 +20,7 @@ main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "version", no_argument, NULL, 'V' },
 		CMD_COMMON_OPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -32,7 +33,7 @@ main(int argc, char *argv[])
 	setlocale(LC_ALL, "");
 	if ((env = getenv("TRASHD_SOCKET")) != NULL && env[0] != '\0')
 		ctx.socket = env;
-	while ((ch = getopt_long(argc, argv, "+hjs:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+hjs:V", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			ctx.json = true;
@@ -42,6 +43,11 @@ main(int argc, char *argv[])
 			break;
 		case 'h':
 			cmd_usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			/* The default socket too: which trashd this one asks. */
+			printf("trashctl %s (protocol %d, socket %s)\n",
+			    TRASHBIN_VERSION, PROTOCOL_VERSION, PROTO_SOCKET);
 			return EXIT_OK;
 		default:
 			cmd_usage(stderr);

@@ -76,19 +76,39 @@ db_check_file(const char *path, bool is_dir, bool must_exist, char *err,
 	return 0;
 }
 
+/*
+ * The index's directory, and the index and its WAL files where they exist:
+ * what db_open will accept, checked without creating anything (trashd -t).
+ */
+int
+db_check(const char *path, char *err, size_t errlen)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char buf[PATH_MAX];
+	size_t i;
+	int r;
+
+	if (strlen(path) + 5 >= sizeof(buf)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	snprintf(buf, sizeof(buf), "%s", path);
+	if ((r = db_check_file(dirname(buf), true, true, err, errlen)) < 0)
+		return r;
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s%s", path, sfx[i]);
+		if ((r = db_check_file(buf, false, false, err, errlen)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int
 db_check_paths(const char *path, char *err, size_t errlen)
 {
-	char buf[PATH_MAX], *dir;
 	int fd, r;
 
-	if (strlen(path) + 5 >= sizeof(buf))
-		return -ENAMETOOLONG;
-	snprintf(buf, sizeof(buf), "%s", path);
-	dir = dirname(buf);
-	if ((r = db_check_file(dir, true, true, err, errlen)) < 0)
-		return r;
-	if ((r = db_check_file(path, false, false, err, errlen)) < 0)
+	if ((r = db_check(path, err, errlen)) < 0)
 		return r;
 	/* Created here so that it is 0600 from its first byte. */
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -97,13 +117,7 @@ db_check_paths(const char *path, char *err, size_t errlen)
 		return -errno;
 	}
 	close(fd);
-	if ((r = db_check_file(path, false, true, err, errlen)) < 0)
-		return r;
-	snprintf(buf, sizeof(buf), "%s-wal", path);
-	if ((r = db_check_file(buf, false, false, err, errlen)) < 0)
-		return r;
-	snprintf(buf, sizeof(buf), "%s-shm", path);
-	return db_check_file(buf, false, false, err, errlen);
+	return db_check_file(path, false, true, err, errlen);
 }
 
 static const char *

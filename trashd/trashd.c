@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <event2/event.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,13 +14,76 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "proto.h"
 #include "trashd.h"
 
 static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr, "usage: trashd [-dn] [-f config]\n");
+	fprintf(stderr, "usage: trashd [-dnt] [-f file]\n"
+	    "       trashd -h | -V\n");
 	exit(2);
+}
+
+/* --help: the options, and the paths this build compiled in. */
+static void __attribute__((noreturn))
+help(void)
+{
+	printf("usage: trashd [-dnt] [-f file]\n"
+	    "       trashd -h | -V\n"
+	    "Index the kernel's trash, enforce quota and retention, wipe +s "
+	    "entries.\n"
+	    "  -d             debug: log to standard error, debug messages "
+	    "too\n"
+	    "  -f file        read the configuration from file\n"
+	    "  -n             check the configuration and exit\n"
+	    "  -t             check the configuration, the index and its "
+	    "directory, and exit\n"
+	    "  -h, --help     print this help and exit\n"
+	    "  -V, --version  print the version and exit\n"
+	    "Compiled-in paths (the configuration may move the last two):\n"
+	    "  configuration  %s\n"
+	    "  index          %s\n"
+	    "  socket         %s\n"
+	    "See trashd(8) and trashd.conf(5).\n",
+	    TRASHD_CONF, TRASHD_DB, TRASHD_SOCKET);
+	exit(0);
+}
+
+static void __attribute__((noreturn))
+version(void)
+{
+	printf("trashd %s (protocol %d, index schema %d)\n", TRASHBIN_VERSION,
+	    PROTOCOL_VERSION, db_latest_version());
+	exit(0);
+}
+
+/*
+ * -n: the configuration alone.  -t: what start-up and a reload would
+ * refuse, found without touching anything: the configuration, then the
+ * index's directory and files (ExecStartPre= and ExecReload= run it).
+ */
+static int
+trashd_check(const char *conffile, bool index)
+{
+	struct config *conf;
+	char err[1024];
+	int r;
+
+	if ((conf = config_load(conffile, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "trashd: %s\n", err);
+		return 1;
+	}
+	r = index ? db_check(conf->database, err, sizeof(err)) : 0;
+	if (r < 0)
+		fprintf(stderr, "trashd: %s: index: %s\n", conffile, err);
+	else if (index)
+		fprintf(stderr, "trashd: %s: configuration OK, index %s OK\n",
+		    conffile, conf->database);
+	else
+		fprintf(stderr, "trashd: %s: configuration OK\n", conffile);
+	config_free(conf);
+	return r < 0;
 }
 
 static void
@@ -70,10 +134,16 @@ main(int argc, char *argv[])
 	struct config *conf;
 	struct event_base *base;
 	const char *conffile = TRASHD_CONF;
+	int check = 0;
 	char err[1024];
-	int ch, debug = 0, noaction = 0, r;
+	int ch, debug = 0, r;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 
-	while ((ch = getopt(argc, argv, "df:n")) != -1) {
+	while ((ch = getopt_long(argc, argv, "df:hntV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			debug = 1;
@@ -81,24 +151,28 @@ main(int argc, char *argv[])
 		case 'f':
 			conffile = optarg;
 			break;
+		case 'h':
+			help();
 		case 'n':
-			noaction = 1;
+			check = 1;
 			break;
+		case 't':
+			check = 2;
+			break;
+		case 'V':
+			version();
 		default:
 			usage();
 		}
 	}
 	if (optind != argc)
 		usage();
-	log_init(debug || noaction, debug);
+	if (check)
+		return trashd_check(conffile, check == 2);
+	log_init(debug, debug);
 	if ((conf = config_load(conffile, err, sizeof(err))) == NULL) {
 		log_warnx("%s", err);
 		return 1;
-	}
-	if (noaction) {
-		fprintf(stderr, "%s: configuration OK\n", conffile);
-		config_free(conf);
-		return 0;
 	}
 	if (geteuid() != 0)
 		fatalx("must run as root");

@@ -14,9 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TRASHD_CONF	"/etc/trashd/trashd.conf"
-#define TRASHD_DB	"/var/lib/trashd/index.db"
-#define TRASHD_SOCKET	"/run/trashd/trashd.sock"
+/* TRASHD_CONF, TRASHD_DB, TRASHD_SOCKET: what the build installs to. */
+#include "buildinfo.h"
 
 /*
  * The kernel ABI (Documentation/filesystems/trashbin.rst): TRASHBIN_DIR,
@@ -103,6 +102,7 @@ struct db;
 
 int	 db_open(const char *path, int flags, struct db **,
 	    char *err, size_t errlen);
+int	 db_check(const char *path, char *err, size_t errlen);
 void	 db_close(struct db *);
 int	 db_migrate(struct db *, int target, char *err, size_t errlen);
 int	 db_version(struct db *, int *);
