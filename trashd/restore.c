@@ -22,8 +22,12 @@
  * ever blocking.
  *
  * Each uid may run restore-max restores at once, and a restore that
- * takes longer than restore-timeout is killed: what it did not report
- * stays in the trash, and the client is told it timed out.
+ * takes longer than restore-timeout dies of the alarm(2) it set itself:
+ * the daemon keeps no CAP_KILL, so it cannot signal a child that took a
+ * user's ids, while the kernel's SIGALRM needs no permission, is fatal
+ * (its default action), and so ends even a stopped child or one in a
+ * killable wait (FUSE, NFS).  What the child did not report stays in the
+ * trash, and the client is told it timed out.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -48,7 +52,7 @@
 /* Groups taken from the account database for an on-behalf restore. */
 #define RESTORE_GROUPS_MAX	1024
 /*
- * Seconds a timed-out child has to die of SIGKILL before the client is
+ * Seconds a timed-out child has to die of its alarm before the client is
  * told anyway (a task in uninterruptible sleep does not die at once).
  */
 #define RESTORE_KILL_GRACE	2
@@ -83,7 +87,7 @@ struct restore_job {
 	int			 fd;
 	struct event		*ev;
 	struct event		*timer;		/* restore-timeout */
-	bool			 killed;	/* by the timer */
+	bool			 killed;	/* timed out */
 	uint8_t			 buf[sizeof(struct restore_msg)];
 	size_t			 blen;
 	bool			*reported;
@@ -345,8 +349,10 @@ static void __attribute__((noreturn))
 restore_child(struct restore_job *j, int fd, int rootfd, int tudirfd,
     const struct creds *cr, bool overwrite, mode_t mask)
 {
+	int64_t timeout = j->d->conf->restore_timeout;
 	struct restore_msg m;
 	int keep[3] = { fd, rootfd, tudirfd };
+	sigset_t set;
 	uid_t owner;
 	size_t i, plen;
 	int err = 0;
@@ -356,6 +362,13 @@ restore_child(struct restore_job *j, int fd, int rootfd, int tudirfd,
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	signal(SIGALRM, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	/* restore-timeout, kept across setresuid(): see the top. */
+	if (timeout > 0)
+		alarm(timeout > UINT_MAX ? UINT_MAX : (unsigned)timeout);
 	if (setgroups((size_t)cr->ngroups, cr->groups) < 0 ||
 	    setresgid(cr->gid, cr->gid, cr->gid) < 0 ||
 	    setresuid(cr->uid, cr->uid, cr->uid) < 0)
@@ -553,18 +566,28 @@ restore_end_reply(struct restore_job *j, size_t failed)
 	return c;
 }
 
+/*
+ * The child's pipe is closed: reap it (@block: it is exiting; else, at
+ * trashd's exit, one that does not die is left to its alarm) and end the
+ * job.
+ */
 static void
-restore_finish(struct restore_job *j)
+restore_finish(struct restore_job *j, bool block)
 {
 	struct control_conn *c;
 	struct tfs *fs;
 	struct tuid *tu;
 	int status = 0;
 	size_t i;
+	pid_t r;
 
-	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+	while ((r = waitpid(j->pid, &status, block ? 0 : WNOHANG)) < 0 &&
+	    errno == EINTR)
 		;
-	if (!j->killed && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
+	if (r == j->pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		j->killed = true;
+	else if (r == j->pid && !j->killed && (!WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0))
 		log_warnx("restore: child %d died (status %d)", (int)j->pid,
 		    status);
 	/*
@@ -611,13 +634,14 @@ restore_read(evutil_socket_t fd, short ev, void *arg)
 			    m.plen);
 		return;
 	}
-	restore_finish(j);
+	restore_finish(j, true);
 }
 
 /*
- * restore-timeout ran out: the child is killed, and its pipe closing ends
- * the job.  Should it not die within RESTORE_KILL_GRACE (stuck where
- * SIGKILL waits), the client is told now that what is left timed out; the
+ * restore-timeout ran out: the child dies of its own alarm (and of
+ * SIGKILL, where it is root's), and its pipe closing ends the job.
+ * Should it not die within RESTORE_KILL_GRACE (stuck where a fatal
+ * signal waits), the client is told now that what is left timed out; the
  * job, and so its uid's slot, stays until the child is gone.
  */
 static void
@@ -631,9 +655,10 @@ restore_timeout(evutil_socket_t fd, short ev, void *arg)
 	(void)ev;
 	if (!j->killed) {
 		log_warnx("restore: child %d (uid %u, for uid %u): no end "
-		    "after %" PRId64 "s: killed", (int)j->pid,
+		    "after %" PRId64 "s: stopped", (int)j->pid,
 		    (unsigned)j->actor, j->uid, j->d->conf->restore_timeout);
 		j->killed = true;
+		/* EPERM but for root's own: the alarm is what kills. */
 		(void)kill(j->pid, SIGKILL);
 		evtimer_add(j->timer, &tv);
 		return;
@@ -747,8 +772,9 @@ restore_detach(struct restore_job *j)
 }
 
 /*
- * At exit: stop the children; what they did not do stays in the trash.
- * SIGKILL, for a child its user stopped would never act on a SIGTERM.
+ * At exit: end the jobs; what the children did not do stays in the trash.
+ * trashd cannot signal a child that took a user's ids (no CAP_KILL), so
+ * one that has not finished is left to its alarm, not waited for.
  */
 void
 restore_stop_all(struct trashd *d)
@@ -757,8 +783,8 @@ restore_stop_all(struct trashd *d)
 
 	(void)d;
 	while ((j = LIST_FIRST(&restore_jobs)) != NULL) {
-		kill(j->pid, SIGKILL);
+		(void)kill(j->pid, SIGKILL);
 		j->c = NULL;
-		restore_finish(j);
+		restore_finish(j, false);
 	}
 }
