@@ -29,6 +29,7 @@ enum config_type {
 	CT_DURATION,	/* "forever" is 0 */
 	CT_PERCENT,
 	CT_COUNT,
+	CT_LIMIT,	/* 1 to CONFIG_LIMIT_MAX */
 	CT_GROUP,	/* a group name or gid, resolved at load */
 };
 
@@ -57,11 +58,15 @@ static const struct config_key config_keys[] = {
 	K("socket",		CT_PATH,	socket),
 	K("admin-group",	CT_GROUP,	admin_gid),
 	K("client-timeout",	CT_DURATION,	client_timeout),
+	K("restore-max",	CT_LIMIT,	restore_max),
+	K("restore-timeout",	CT_DURATION,	restore_timeout),
 };
 #undef K
 #define CONFIG_NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
 /* Passes beyond this buy nothing on any disk made since 2001 (SP 800-88). */
 #define CONFIG_PASSES_MAX	35
+/* A per-user limit: beyond this it would limit nothing. */
+#define CONFIG_LIMIT_MAX	1000
 
 struct config *
 config_default(void)
@@ -81,6 +86,13 @@ config_default(void)
 	c->socket = xstrdup(TRASHD_SOCKET);
 	c->admin_gid = -1;
 	c->client_timeout = 30;
+	/*
+	 * A user restores one tree at a time, maybe a few: 4 leaves others
+	 * most of trashd's 16 slots.  60s restores far more than a million
+	 * files on any local disk; a restore stuck longer is stuck.
+	 */
+	c->restore_max = 4;
+	c->restore_timeout = 60;
 	return c;
 }
 
@@ -233,6 +245,8 @@ config_type_help(enum config_type t)
 		return "a percentage such as 10%";
 	case CT_COUNT:
 		return "a number from 1 to 35";
+	case CT_LIMIT:
+		return "a number from 1 to 1000";
 	case CT_GROUP:
 		return "an existing group name or a gid";
 	}
@@ -265,6 +279,14 @@ config_set(struct config *c, const struct config_key *k, const char *v)
 		if ((r = config_parse_size(v, &u)) < 0)
 			return r;
 		if (u < 1 || u > CONFIG_PASSES_MAX || !isdigit(
+		    (unsigned char)v[strlen(v) - 1]))
+			return -ERANGE;
+		*(unsigned *)(void *)base = (unsigned)u;
+		return 0;
+	case CT_LIMIT:
+		if ((r = config_parse_size(v, &u)) < 0)
+			return r;
+		if (u < 1 || u > CONFIG_LIMIT_MAX || !isdigit(
 		    (unsigned char)v[strlen(v) - 1]))
 			return -ERANGE;
 		*(unsigned *)(void *)base = (unsigned)u;

@@ -51,7 +51,8 @@
 #define CONTROL_LIST_PAGE	256
 #define CONTROL_LIST_HIGH	(256 * 1024)
 #define CONTROL_LIST_LOW	(64 * 1024)
-/* Restores running at once; more are told to retry. */
+/* Restores running at once, of everyone; more are told to retry.  Each
+ * uid has restore-max of them (trashd.conf). */
 #define CONTROL_RESTORES_MAX	16
 
 struct control_conn {
@@ -1109,11 +1110,27 @@ control_restore(struct control_conn *c, const struct proto_msg *m)
 	mode_t mask = 022;
 	uint32_t uid;
 	bool dir;
-	size_t i;
+	size_t i, n;
 	int r;
 
 	if (control_target_uid(c, m, &uid) < 0)
 		return;
+	/*
+	 * Acting for root would be root's rights at the destination (write
+	 * anywhere, replace anything): the admin group is no way to root.
+	 */
+	if (uid == 0 && c->peer.uid != 0) {
+		control_reply_error(c, EPERM, "root's trash is restored by "
+		    "root alone: for root, an admin would write as root");
+		return;
+	}
+	/* A user whose restores hang holds their own slots, not others'. */
+	if ((n = restore_running_uid(c->peer.uid)) >= d->conf->restore_max) {
+		control_reply_error(c, EBUSY, "busy: you have %zu restore%s "
+		    "running (at most %u at once); try again when one ends",
+		    n, n == 1 ? "" : "s", d->conf->restore_max);
+		return;
+	}
 	if (restore_running() >= CONTROL_RESTORES_MAX) {
 		control_reply_error(c, EBUSY, "too many restores running; "
 		    "try again");
@@ -1135,8 +1152,17 @@ control_restore(struct control_conn *c, const struct proto_msg *m)
 			goto out;
 		}
 	}
+	/*
+	 * Directories a restore makes: the client's umask may take bits away,
+	 * never make them group or world writable.  For another user's entries
+	 * the admin's umask says nothing of that user's wishes: 0700, theirs
+	 * to open up.
+	 */
 	if (PROTO_HAS(m, A_UMASK))
 		mask = (mode_t)(m->num[A_UMASK] & 0777);
+	mask |= 022;
+	if (uid != c->peer.uid)
+		mask = 077;
 	if ((r = trash_uid(fs, uid, &tu)) < 0) {
 		control_reply_error(c, -r, "%s/%s/%u: %s", fs->path,
 		    TRASHBIN_DIR, uid, strerror(-r));

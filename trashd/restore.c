@@ -3,13 +3,31 @@
  * Restores, done as the caller.  For each restore request a child is
  * forked that takes the caller's uid, gid and supplementary groups (or,
  * for an admin acting on behalf of a user, that user's), so it can only
- * write where the caller could.  It moves each entry out of the held
- * /.trash/<uid> fd to its target, walked component by component from the
- * held filesystem root fd with O_NOFOLLOW | O_DIRECTORY (a symlink on the
- * way is refused, a missing directory is made as the caller), with
- * renameat2(RENAME_NOREPLACE) unless overwriting was asked for.  It
- * reports each entry's outcome on a pipe; the daemon records it in the
- * index and the audit and tells the client, without ever blocking.
+ * write where the caller could.  A forked child, not setfsuid() in the
+ * daemon: the ids are the whole process's, the kernel clears every
+ * capability when a root process takes a non-zero uid, and a restore
+ * that blocks (a FUSE mount, a stopped child) blocks only itself.  Only
+ * root restores root's entries: an admin acting for root would have
+ * root's rights at the destination, and the admin's own cannot take the
+ * entry out of root's 0700 trash dir.
+ *
+ * The child moves each entry out of the held /.trash/<uid> fd to its
+ * target, walked component by component from the held filesystem root
+ * fd with O_NOFOLLOW | O_DIRECTORY (a symlink on the way is refused, a
+ * missing directory is made as the caller, a directory owned by another
+ * user than root and the restoring one is refused: it may be a squatter's
+ * in a sticky /tmp), with renameat2(RENAME_NOREPLACE) unless overwriting
+ * was asked for.  It reports each entry's outcome on a pipe; the daemon
+ * records it in the index and the audit and tells the client, without
+ * ever blocking.
+ *
+ * Each uid may run restore-max restores at once, and a restore that
+ * takes longer than restore-timeout dies of the alarm(2) it set itself:
+ * the daemon keeps no CAP_KILL, so it cannot signal a child that took a
+ * user's ids, while the kernel's SIGALRM needs no permission, is fatal
+ * (its default action), and so ends even a stopped child or one in a
+ * killable wait (FUSE, NFS).  What the child did not report stays in the
+ * trash, and the client is told it timed out.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -22,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/queue.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,12 +51,20 @@
 
 /* Groups taken from the account database for an on-behalf restore. */
 #define RESTORE_GROUPS_MAX	1024
+/*
+ * Seconds a timed-out child has to die of its alarm before the client is
+ * told anyway (a task in uninterruptible sleep does not die at once).
+ */
+#define RESTORE_KILL_GRACE	2
 
 /* What the child sends per entry: far below PIPE_BUF, so atomic. */
 struct restore_msg {
 	uint32_t	 idx;
 	int32_t		 err;
+	uint32_t	 owner;		/* of a refused parent, else NO_OWNER */
+	uint32_t	 plen;		/* how much of the target names it */
 };
+#define NO_OWNER	UINT32_MAX
 
 struct restore_id {
 	int64_t		 id;
@@ -51,6 +78,7 @@ struct restore_job {
 	int64_t			 fs_id;
 	char			*fs_path;
 	uint32_t		 uid;		/* whose trash */
+	uid_t			 as;		/* the child's uid */
 	uid_t			 actor;
 	pid_t			 actor_pid;
 	struct entry_list	 l;
@@ -58,6 +86,8 @@ struct restore_job {
 	pid_t			 pid;
 	int			 fd;
 	struct event		*ev;
+	struct event		*timer;		/* restore-timeout */
+	bool			 killed;	/* timed out */
 	uint8_t			 buf[sizeof(struct restore_msg)];
 	size_t			 blen;
 	bool			*reported;
@@ -75,6 +105,19 @@ size_t
 restore_running(void)
 {
 	return restore_njobs;
+}
+
+/* Restores that uid @uid asked for and whose child is not gone yet. */
+size_t
+restore_running_uid(uid_t uid)
+{
+	struct restore_job *j;
+	size_t n = 0;
+
+	LIST_FOREACH(j, &restore_jobs, entry)
+		if (j->actor == uid)
+			n++;
+	return n;
 }
 
 static int
@@ -120,6 +163,7 @@ restore_creds_free(struct creds *cr)
  * at accept when it is the peer's trash; else that user's from the account
  * database (uid, primary gid, getgrouplist()), and for a uid without a
  * passwd entry the group of its trash dir and no supplementary groups.
+ * Root's are never taken for another peer: control.c refuses that.
  */
 int
 restore_creds(const struct peer *p, uint32_t uid, int tudirfd,
@@ -131,6 +175,8 @@ restore_creds(const struct peer *p, uint32_t uid, int tudirfd,
 	int n = RESTORE_GROUPS_MAX;
 
 	memset(cr, 0, sizeof(*cr));
+	if (uid == 0 && p->uid != 0)
+		return -EPERM;
 	if (uid == p->uid) {
 		cr->uid = p->uid;
 		cr->gid = p->gid;
@@ -159,19 +205,25 @@ restore_creds(const struct peer *p, uint32_t uid, int tudirfd,
 }
 
 /*
- * In the child, as the caller: move entry @name of @tudirfd (if it is
+ * In the child, as uid @self: move entry @name of @tudirfd (if it is
  * still inode @want) to @target, relative to @rootfd.  Returns 0 or
  * -errno: -EEXIST a conflict, -ELOOP a symlink on the way, -ENOTDIR a
  * non-directory on the way, -EXDEV a mount point on the way, -ESTALE the
- * entry is not the indexed inode any more.
+ * entry is not the indexed inode any more, -EPERM with *@owner set a
+ * directory on the way that belongs to *@owner, neither root nor @self
+ * (the first *@plen bytes of @target name it).
  */
 int
 restore_move(int rootfd, int tudirfd, const char *name,
-    const struct ident *want, const char *target, bool overwrite)
+    const struct ident *want, const char *target, bool overwrite,
+    uid_t self, uid_t *owner, size_t *plen)
 {
 	char path[PATH_MAX], *comp, *slash;
 	struct stat st;
 	int dirfd = -1, fd, r;
+
+	*owner = (uid_t)NO_OWNER;
+	*plen = 0;
 
 	if (control_rel_valid(target, false) < 0)
 		return -EINVAL;
@@ -191,7 +243,11 @@ restore_move(int rootfd, int tudirfd, const char *name,
 		fd = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
 		if (fd < 0 && errno == ENOENT) {
-			/* Made as the caller: their owner, their umask. */
+			/*
+			 * Made as the caller: their owner, their umask, which
+			 * control.c never lets make it group or world
+			 * writable.
+			 */
 			if (mkdirat(dirfd, comp, 0777) < 0 && errno != EEXIST) {
 				r = -errno;
 				goto out;
@@ -215,6 +271,16 @@ restore_move(int rootfd, int tudirfd, const char *name,
 		}
 		if (st.st_dev != want->dev) {
 			r = -EXDEV;
+			goto out;
+		}
+		/*
+		 * Another user's directory, found or (racing our mkdirat)
+		 * made there: what lands in it is theirs to take or swap.
+		 */
+		if (st.st_uid != 0 && st.st_uid != self) {
+			*owner = st.st_uid;
+			*plen = (size_t)(slash - path);
+			r = -EPERM;
 			goto out;
 		}
 	}
@@ -254,13 +320,41 @@ restore_int_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The child's capabilities once it has its ids: none for a user (the
+ * kernel already cleared them at setresuid; this makes sure), and for
+ * root's own restore only CAP_DAC_OVERRIDE, which root has over its own
+ * files anyway.  Nothing else of the daemon's is the child's to use.
+ */
+static int
+restore_child_caps(uid_t uid)
+{
+	const cap_value_t dac = CAP_DAC_OVERRIDE;
+	cap_t caps;
+	int r = 0;
+
+	if ((caps = cap_init()) == NULL)
+		return -errno;
+	if (uid == 0 && (cap_set_flag(caps, CAP_PERMITTED, 1, &dac,
+	    CAP_SET) < 0 || cap_set_flag(caps, CAP_EFFECTIVE, 1, &dac,
+	    CAP_SET) < 0))
+		r = -errno;
+	else if (cap_set_proc(caps) < 0)
+		r = -errno;
+	cap_free(caps);
+	return r;
+}
+
 static void __attribute__((noreturn))
 restore_child(struct restore_job *j, int fd, int rootfd, int tudirfd,
     const struct creds *cr, bool overwrite, mode_t mask)
 {
+	int64_t timeout = j->d->conf->restore_timeout;
 	struct restore_msg m;
 	int keep[3] = { fd, rootfd, tudirfd };
-	size_t i;
+	sigset_t set;
+	uid_t owner;
+	size_t i, plen;
 	int err = 0;
 
 	qsort(keep, 3, sizeof(int), restore_int_cmp);
@@ -268,6 +362,13 @@ restore_child(struct restore_job *j, int fd, int rootfd, int tudirfd,
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	signal(SIGALRM, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	/* restore-timeout, kept across setresuid(): see the top. */
+	if (timeout > 0)
+		alarm(timeout > UINT_MAX ? UINT_MAX : (unsigned)timeout);
 	if (setgroups((size_t)cr->ngroups, cr->groups) < 0 ||
 	    setresgid(cr->gid, cr->gid, cr->gid) < 0 ||
 	    setresuid(cr->uid, cr->uid, cr->uid) < 0)
@@ -276,14 +377,24 @@ restore_child(struct restore_job *j, int fd, int rootfd, int tudirfd,
 	if (err == 0 && cr->uid != 0 && (getuid() != cr->uid ||
 	    geteuid() != cr->uid || setresuid(0, 0, 0) == 0))
 		err = -EPERM;
+	if (err == 0 && restore_child_caps(cr->uid) < 0)
+		err = -EPERM;
 	umask(mask);
 	for (i = 0; i < j->l.n; i++) {
 		if (j->targets[i] == NULL)
 			continue;
+		memset(&m, 0, sizeof(m));
 		m.idx = (uint32_t)i;
-		m.err = err != 0 ? err : restore_move(rootfd, tudirfd,
-		    j->l.v[i].name, &j->l.v[i].ident, j->targets[i],
-		    overwrite);
+		m.owner = NO_OWNER;
+		if (err != 0)
+			m.err = err;
+		else {
+			m.err = restore_move(rootfd, tudirfd, j->l.v[i].name,
+			    &j->l.v[i].ident, j->targets[i], overwrite,
+			    cr->uid, &owner, &plen);
+			m.owner = (uint32_t)owner;
+			m.plen = (uint32_t)plen;
+		}
 		if (write(fd, &m, sizeof(m)) != sizeof(m))
 			_exit(1);
 	}
@@ -315,20 +426,75 @@ restore_errstr(int err)
 		    "components): refused, use --to";
 	case EISDIR:
 		return "a directory is in the way: kept in the trash";
+	case ETIMEDOUT:
+		return "timed out (restore-timeout): stopped, kept in the "
+		    "trash";
 	default:
 		return strerror(err);
 	}
 }
 
+/*
+ * What the client and the audit are told of one entry: @owner, when not
+ * NO_OWNER, owns the directory that the first @plen bytes of its target
+ * name.
+ */
+static void
+restore_message(const struct restore_job *j, size_t idx, int err,
+    uint32_t owner, size_t plen, char *buf, size_t len)
+{
+	const char *t = j->targets[idx];
+	char whose[32];
+
+	if (err != EPERM || owner == NO_OWNER || t == NULL ||
+	    plen > strlen(t)) {
+		snprintf(buf, len, "%s", restore_errstr(err));
+		return;
+	}
+	if (j->as == j->actor)
+		snprintf(whose, sizeof(whose), "yours");
+	else
+		snprintf(whose, sizeof(whose), "uid %u's", (unsigned)j->as);
+	snprintf(buf, len, "parent %s/%.*s is owned by uid %u, not %s: "
+	    "refusing, kept in the trash", strcmp(j->fs_path, "/") == 0 ?
+	    "" : j->fs_path, (int)plen, t, owner, whose);
+}
+
+/* One entry's result to the client, if it is still there. */
+static void
+restore_tell(struct restore_job *j, size_t idx, int err, const char *msg)
+{
+	struct entry *e = &j->l.v[idx];
+	struct proto_buf *b;
+	char *to = NULL;
+
+	if (j->c == NULL)
+		return;
+	if (j->targets[idx] != NULL)
+		xasprintf(&to, "%s%s%s", strcmp(j->fs_path, "/") == 0 ? "" :
+		    j->fs_path, "/", j->targets[idx]);
+	b = xmalloc(sizeof(*b));
+	proto_init(b, MSG_RESULT);
+	proto_num(b, A_ID, e->id);
+	proto_num(b, A_ERRNO, err);
+	proto_str(b, A_PATH, e->orig_path);
+	proto_str(b, A_TO, to);
+	proto_num(b, A_SIZE, e->size);
+	proto_str(b, A_MESSAGE, msg);
+	control_send(j->c, b);
+	free(b);
+	free(to);
+}
+
 /* One entry's outcome: index, audit, the client. */
 static void
-restore_report(struct restore_job *j, size_t idx, int err)
+restore_report(struct restore_job *j, size_t idx, int err, uint32_t owner,
+    size_t plen)
 {
 	struct trashd *d = j->d;
 	struct entry *e = &j->l.v[idx];
 	struct tfs *fs = daemon_fs(d, j->fs_id);
-	struct proto_buf *b;
-	char result[256], *to = NULL;
+	char msg[PATH_MAX + 128], result[sizeof(msg) + 64];
 	int r;
 
 	if (j->reported[idx])
@@ -343,26 +509,12 @@ restore_report(struct restore_job *j, size_t idx, int err)
 	} else {
 		j->failed++;
 	}
+	restore_message(j, idx, err, owner, plen, msg, sizeof(msg));
 	snprintf(result, sizeof(result), "%s: %s, as uid %u%s",
-	    err == 0 ? "ok" : "failed", restore_errstr(err), j->uid,
+	    err == 0 ? "ok" : "failed", msg, j->uid,
 	    j->uid != j->actor ? " on behalf" : "");
 	audit_entry(d, j->actor, j->actor_pid, "restore", fs, e, result);
-	if (j->c == NULL)
-		return;
-	if (j->targets[idx] != NULL)
-		xasprintf(&to, "%s%s%s", strcmp(j->fs_path, "/") == 0 ? "" :
-		    j->fs_path, "/", j->targets[idx]);
-	b = xmalloc(sizeof(*b));
-	proto_init(b, MSG_RESULT);
-	proto_num(b, A_ID, e->id);
-	proto_num(b, A_ERRNO, err);
-	proto_str(b, A_PATH, e->orig_path);
-	proto_str(b, A_TO, to);
-	proto_num(b, A_SIZE, e->size);
-	proto_str(b, A_MESSAGE, restore_errstr(err));
-	control_send(j->c, b);
-	free(b);
-	free(to);
+	restore_tell(j, idx, err, msg);
 }
 
 static void
@@ -374,6 +526,8 @@ restore_free(struct restore_job *j)
 	restore_njobs--;
 	if (j->ev != NULL)
 		event_free(j->ev);
+	if (j->timer != NULL)
+		event_free(j->timer);
 	if (j->fd >= 0)
 		close(j->fd);
 	for (i = 0; i < j->l.n; i++)
@@ -386,19 +540,52 @@ restore_free(struct restore_job *j)
 	free(j);
 }
 
-static void
-restore_finish(struct restore_job *j)
+/*
+ * The reply ends with its counts; the client is detached and returned,
+ * for the caller to pass to control_request_done() once the job is freed
+ * or is to stay (its next request may be another restore, which counts
+ * the jobs).
+ */
+static struct control_conn *
+restore_end_reply(struct restore_job *j, size_t failed)
 {
 	struct control_conn *c = j->c;
 	struct proto_buf *b;
+
+	if (c == NULL)
+		return NULL;
+	j->c = NULL;
+	b = xmalloc(sizeof(*b));
+	proto_init(b, MSG_OK);
+	proto_num(b, A_DONE, (int64_t)j->done);
+	proto_num(b, A_FAILED, (int64_t)(j->failed + failed));
+	control_send(c, b);
+	free(b);
+	return c;
+}
+
+/*
+ * The child's pipe is closed: reap it (@block: it is exiting; else, at
+ * trashd's exit, one that does not die is left to its alarm) and end the
+ * job.
+ */
+static void
+restore_finish(struct restore_job *j, bool block)
+{
+	struct control_conn *c;
 	struct tfs *fs;
 	struct tuid *tu;
 	int status = 0;
 	size_t i;
+	pid_t r;
 
-	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+	while ((r = waitpid(j->pid, &status, block ? 0 : WNOHANG)) < 0 &&
+	    errno == EINTR)
 		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	if (r == j->pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		j->killed = true;
+	else if (r == j->pid && !j->killed && (!WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0))
 		log_warnx("restore: child %d died (status %d)", (int)j->pid,
 		    status);
 	/*
@@ -412,18 +599,11 @@ restore_finish(struct restore_job *j)
 	for (i = 0; i < j->l.n; i++) {
 		if (j->reported[i])
 			continue;
-		restore_report(j, i, EIO);
+		restore_report(j, i, j->killed ? ETIMEDOUT : EIO, NO_OWNER, 0);
 		if (tu != NULL)
 			(void)scan_gone(j->d, fs, tu, j->l.v[i].name);
 	}
-	if (c != NULL) {
-		b = xmalloc(sizeof(*b));
-		proto_init(b, MSG_OK);
-		proto_num(b, A_DONE, (int64_t)j->done);
-		proto_num(b, A_FAILED, (int64_t)j->failed);
-		control_send(c, b);
-		free(b);
-	}
+	c = restore_end_reply(j, 0);
 	restore_free(j);
 	if (c != NULL)
 		control_request_done(c);
@@ -448,10 +628,50 @@ restore_read(evutil_socket_t fd, short ev, void *arg)
 		j->blen = 0;
 		if (m.idx < j->l.n && j->targets[m.idx] != NULL)
 			restore_report(j, m.idx, m.err > 0 ? EIO :
-			    m.err == INT32_MIN ? EIO : -m.err);
+			    m.err == INT32_MIN ? EIO : -m.err, m.owner,
+			    m.plen);
 		return;
 	}
-	restore_finish(j);
+	restore_finish(j, true);
+}
+
+/*
+ * restore-timeout ran out: the child dies of its own alarm (and of
+ * SIGKILL, where it is root's), and its pipe closing ends the job.
+ * Should it not die within RESTORE_KILL_GRACE (stuck where a fatal
+ * signal waits), the client is told now that what is left timed out; the
+ * job, and so its uid's slot, stays until the child is gone.
+ */
+static void
+restore_timeout(evutil_socket_t fd, short ev, void *arg)
+{
+	struct restore_job *j = arg;
+	struct timeval tv = { RESTORE_KILL_GRACE, 0 };
+	size_t i, left = 0;
+
+	(void)fd;
+	(void)ev;
+	if (!j->killed) {
+		log_warnx("restore: child %d (uid %u, for uid %u): no end "
+		    "after %" PRId64 "s: stopped", (int)j->pid,
+		    (unsigned)j->actor, j->uid, j->d->conf->restore_timeout);
+		j->killed = true;
+		/* EPERM but for root's own: the alarm is what kills. */
+		(void)kill(j->pid, SIGKILL);
+		evtimer_add(j->timer, &tv);
+		return;
+	}
+	if (j->c == NULL)
+		return;
+	log_warnx("restore: child %d does not die: the client is told",
+	    (int)j->pid);
+	for (i = 0; i < j->l.n; i++) {
+		if (j->reported[i])
+			continue;
+		restore_tell(j, i, ETIMEDOUT, restore_errstr(ETIMEDOUT));
+		left++;
+	}
+	control_request_done(restore_end_reply(j, left));
 }
 
 /*
@@ -466,6 +686,7 @@ restore_start(struct trashd *d, struct control_conn *c, struct tfs *fs,
 {
 	struct restore_job *j = xcalloc(1, sizeof(*j));
 	const struct peer *p = control_peer(c);
+	struct timeval tv = { d->conf->restore_timeout, 0 };
 	struct proto_buf *b;
 	struct tuid *tu;
 	size_t i;
@@ -476,6 +697,7 @@ restore_start(struct trashd *d, struct control_conn *c, struct tfs *fs,
 	j->fs_id = fs->id;
 	j->fs_path = xstrdup(fs->path);
 	j->uid = uid;
+	j->as = cr->uid;
 	j->actor = p->uid;
 	j->actor_pid = p->pid;
 	j->l = *l;
@@ -517,6 +739,10 @@ restore_start(struct trashd *d, struct control_conn *c, struct tfs *fs,
 	    j);
 	if (j->ev == NULL || event_add(j->ev, NULL) < 0)
 		fatalx("restore: cannot add the child's event");
+	if ((j->timer = evtimer_new(d->base, restore_timeout, j)) == NULL)
+		fatalx("restore: cannot make the child's timer");
+	if (d->conf->restore_timeout > 0 && evtimer_add(j->timer, &tv) < 0)
+		fatalx("restore: cannot add the child's timer");
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_PROGRESS);
 	proto_num(b, A_TOTAL, (int64_t)j->l.n);
@@ -525,7 +751,7 @@ restore_start(struct trashd *d, struct control_conn *c, struct tfs *fs,
 	/* Refused up front: reported now, never sent to the child. */
 	for (i = 0; i < j->l.n; i++)
 		if (targets[i] == NULL)
-			restore_report(j, i, EINVAL);
+			restore_report(j, i, EINVAL, NO_OWNER, 0);
 	control_set_job(c, j);
 	log_debug("restore: child %d: %zu entries of uid %u as uid %u",
 	    (int)j->pid, j->l.n, uid, (unsigned)cr->uid);
@@ -543,7 +769,11 @@ restore_detach(struct restore_job *j)
 	j->c = NULL;
 }
 
-/* At exit: stop the children; what they did not do stays in the trash. */
+/*
+ * At exit: end the jobs; what the children did not do stays in the trash.
+ * trashd cannot signal a child that took a user's ids (no CAP_KILL), so
+ * one that has not finished is left to its alarm, not waited for.
+ */
 void
 restore_stop_all(struct trashd *d)
 {
@@ -551,8 +781,8 @@ restore_stop_all(struct trashd *d)
 
 	(void)d;
 	while ((j = LIST_FIRST(&restore_jobs)) != NULL) {
-		kill(j->pid, SIGTERM);
+		(void)kill(j->pid, SIGKILL);
 		j->c = NULL;
-		restore_finish(j);
+		restore_finish(j, false);
 	}
 }

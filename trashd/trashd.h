@@ -86,6 +86,8 @@ struct config {
 	char		*socket;	/* the control socket */
 	int64_t		 admin_gid;	/* admins' group, -1: root only */
 	int64_t		 client_timeout; /* seconds a client may stall */
+	unsigned	 restore_max;	/* restores one uid runs at once */
+	int64_t		 restore_timeout; /* seconds, 0: none */
 };
 
 struct config	*config_load(const char *path, char *err, size_t errlen);
@@ -504,9 +506,11 @@ int	 restore_start(struct trashd *, struct control_conn *,
 void	 restore_detach(struct restore_job *);
 void	 restore_stop_all(struct trashd *);
 size_t	 restore_running(void);
+size_t	 restore_running_uid(uid_t);
 bool	 restore_owns(int64_t id);
 int	 restore_move(int rootfd, int tudirfd, const char *name,
-	    const struct ident *, const char *target, bool overwrite);
+	    const struct ident *, const char *target, bool overwrite,
+	    uid_t self, uid_t *owner, size_t *plen);
 int	 restore_creds(const struct peer *, uint32_t uid, int tudirfd,
 	    struct creds *);
 void	 restore_creds_free(struct creds *);
