@@ -14,8 +14,13 @@
  * What could not be promised (shared, inline, encoded extents, data=journal,
  * flash, ...) is recorded with each wipe: never claim more than was done.
  *
+ * Only data is overwritten, never a hole, and never more than the file
+ * has allocated (wipe_ranges()); never while another process has the
+ * file open (wipe_lease()): such a wipe is deferred and retried.
+ *
  * The overwriting runs in a forked worker that only does file I/O: the
- * daemon keeps serving, and the worker never touches the database.
+ * daemon keeps serving, and the worker never touches the database.  It
+ * keeps only its own fds and capabilities (wipe_worker_sandbox()).
  */
 #include <dirent.h>
 #include <errno.h>
