@@ -1502,8 +1502,12 @@ test_list(void **state)
 static void
 restart_with(struct env *e, const char *line)
 {
+	char *out = NULL;
 	FILE *f;
 
+	/* Answered: its loop runs, SIGTERM is handled (not so at connect). */
+	check_rc(ctl(e, &ROOT, &out, "status"), 0, out);
+	free(out);
 	stop(e);
 	assert_non_null(f = fopen(e->conf, "ae"));
 	fputs(line, f);
@@ -1676,6 +1680,9 @@ test_wipe_worker_sandbox(void **state)
 	assert_non_null(d = opendir(p));
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.' || atoi(de->d_name) < 3)
+			continue;
+		/* valgrind's own, kept at the top of the fd range. */
+		if (slow > 1 && atoi(de->d_name) >= 1024)
 			continue;
 		snprintf(p, sizeof(p), "/proc/%d/fd/%s", (int)w, de->d_name);
 		if ((n = readlink(p, link, sizeof(link) - 1)) < 0)
