@@ -44,9 +44,14 @@ cmd_status_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		printf("%s],", s->nfs ? "" : "{\"filesystems\":[");
 		json_field(stdout, "server", m->str[A_SERVER]);
 		printf(",\"pid\":%" PRId64 ",\"uptime\":%" PRId64
-		    ",\"uid\":%" PRId64 ",\"admin\":%s,\"protocol\":%d}\n",
+		    ",\"uid\":%" PRId64 ",\"admin\":%s,\"protocol\":%d",
 		    m->num[A_PID], m->num[A_UPTIME], m->num[A_UID],
 		    m->num[A_ADMIN] ? "true" : "false", PROTOCOL_VERSION);
+		if (m->str[A_MESSAGE] != NULL) {
+			printf(",\"message\":");
+			json_str(stdout, m->str[A_MESSAGE]);
+		}
+		printf("}\n");
 		return 0;
 	}
 	fmt_duration(a, sizeof(a), m->num[A_UPTIME]);
@@ -57,6 +62,9 @@ cmd_status_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	printf("you: uid %" PRId64 "%s, %" PRId64 " entries, %s in the "
 	    "trash\n", m->num[A_UID], m->num[A_ADMIN] ? " (admin)" : "",
 	    m->num[A_COUNT], t);
+	/* Such as "wipe deferred: 2 entries still open". */
+	if (m->str[A_MESSAGE] != NULL)
+		printf("%s\n", m->str[A_MESSAGE]);
 	return 0;
 }
 

@@ -32,6 +32,13 @@ const int caps_kept[] = {
 	 */
 	CAP_SETGID,
 	CAP_SETUID,
+	/*
+	 * The wipe worker overwrites a file only under a write lease
+	 * (wipe.c, wipe_lease()): the kernel's word that no one else has
+	 * it open.  A lease on a file one does not own needs CAP_LEASE.
+	 * The daemon itself takes none; it keeps the cap for the worker.
+	 */
+	CAP_LEASE,
 };
 const size_t caps_nkept = sizeof(caps_kept) / sizeof(caps_kept[0]);
 
@@ -89,5 +96,28 @@ caps_drop(void)
 out:
 	if (caps != NULL)
 		cap_free(caps);
+	return r;
+}
+
+/*
+ * A child's capabilities: exactly @keep (a subset of caps_kept) permitted
+ * and effective, nothing inheritable.  What leaves the permitted set is
+ * gone for good: no_new_privs (caps_drop()) closes the way back by exec.
+ */
+int
+caps_limit(const int *keep, size_t n)
+{
+	cap_t caps;
+	int r = 0;
+
+	if ((caps = cap_init()) == NULL)
+		return -errno;
+	if (n > 0 && (cap_set_flag(caps, CAP_PERMITTED, (int)n, keep,
+	    CAP_SET) < 0 || cap_set_flag(caps, CAP_EFFECTIVE, (int)n, keep,
+	    CAP_SET) < 0))
+		r = -errno;
+	if (r == 0 && cap_set_proc(caps) < 0)
+		r = -errno;
+	cap_free(caps);
 	return r;
 }

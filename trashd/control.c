@@ -382,7 +382,8 @@ control_status(struct control_conn *c, const struct proto_msg *m)
 	struct statvfs sv;
 	struct usage u;
 	int64_t count = 0, bytes = 0;
-	size_t i;
+	char msg[64];
+	size_t i, n;
 
 	(void)m;
 	for (i = 0; i < d->nfs; i++) {
@@ -412,6 +413,13 @@ control_status(struct control_conn *c, const struct proto_msg *m)
 	proto_num(b, A_ADMIN, c->peer.admin);
 	proto_num(b, A_COUNT, count);
 	proto_num(b, A_BYTES, bytes);
+	/* Wipes waiting for others to close: the caller's, all for admins. */
+	n = wipe_deferred(d, c->peer.admin ? -1 : (int64_t)c->peer.uid);
+	if (n > 0) {
+		snprintf(msg, sizeof(msg), "wipe deferred: %zu entr%s still "
+		    "open", n, n == 1 ? "y" : "ies");
+		proto_str(b, A_MESSAGE, msg);
+	}
 	control_reply_ok(c, b);
 	free(b);
 }

@@ -260,6 +260,7 @@ int	 trash_entry_unlink(struct tfs *, int dirfd, const char *name,
  * so the unit tests' daemons have none) and its state here.
  */
 struct wipe_worker;
+struct wipe_deferred;
 struct control;
 
 struct trashd {
@@ -274,6 +275,10 @@ struct trashd {
 	struct event	*inotify_batch;	/* reads events in batches */
 	struct event	*policy_ev;
 	struct wipe_worker *worker;
+	struct wipe_deferred *wipe_deferred; /* open elsewhere: retried */
+	size_t		 wipe_ndeferred;
+	struct event	*wipe_retry;
+	unsigned	 wipe_backoff;	/* seconds to the next retry */
 	bool		 rescan;	/* a full scan is due */
 	struct control	*control;	/* NULL: no control socket */
 	struct policy_new *fresh;	/* entries new since the last run */
@@ -418,6 +423,7 @@ int	 policy_run(struct trashd *, int64_t now);
 #define WIPE_LOW_COW		0x0080	/* copy-on-write filesystem */
 #define WIPE_LOW_PREALLOC	0x0100	/* blocks past EOF not overwritten */
 #define WIPE_LOW_NOFIEMAP	0x0200	/* extents could not be listed */
+#define WIPE_LOW_UNLEASED	0x0400	/* no lease: other openers unchecked */
 
 struct wipe_opts {
 	unsigned	 passes;	/* random passes, >= 1 */
@@ -437,6 +443,9 @@ struct wipe_report {
 	bool		 verified;
 	bool		 discarded;
 	bool		 extents_changed;
+	bool		 leased;	/* no other opener, see wipe_lease() */
+	uint64_t	 alloc;		/* bytes allocated (st_blocks) */
+	uint64_t	 mapped;	/* bytes of its data ranges */
 };
 
 void	 wipe_opts_from_config(const struct config *, struct wipe_opts *);
@@ -455,6 +464,8 @@ int	 wipe_drain(struct trashd *);
 void	 wipe_kick(struct trashd *);
 void	 wipe_worker_reap(struct trashd *);
 pid_t	 wipe_worker_pid(struct trashd *);
+size_t	 wipe_deferred(struct trashd *, int64_t uid);
+extern size_t wipe_fiemap_max;
 int	 wipe_request(struct trashd *, int64_t id, int64_t actor_uid,
 	    int64_t actor_pid);
 
@@ -517,6 +528,7 @@ void	 restore_creds_free(struct creds *);
 
 /* ---- caps.c ---- */
 int	 caps_drop(void);
+int	 caps_limit(const int *, size_t);
 extern const int caps_kept[];
 extern const size_t caps_nkept;
 

@@ -14,8 +14,13 @@
  * What could not be promised (shared, inline, encoded extents, data=journal,
  * flash, ...) is recorded with each wipe: never claim more than was done.
  *
+ * Only data is overwritten, never a hole, and never more than the file
+ * has allocated (wipe_ranges()); never while another process has the
+ * file open (wipe_lease()): such a wipe is deferred and retried.
+ *
  * The overwriting runs in a forked worker that only does file I/O: the
- * daemon keeps serving, and the worker never touches the database.
+ * daemon keeps serving, and the worker never touches the database.  It
+ * keeps only its own fds and capabilities (wipe_worker_sandbox()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,11 +36,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,8 +53,12 @@
 #define WIPE_CHUNK		(1024 * 1024)
 /* Extents asked for per FIEMAP call. */
 #define WIPE_FIEMAP_BATCH	256
-/* Extents of one file we keep track of (a 1 TiB file in 128 MiB extents
- * needs 8192); a more fragmented file is wiped without the comparison. */
+/*
+ * Extents or data ranges of one file we keep track of (a 1 TiB file in
+ * 128 MiB extents needs 8192; 16 MiB of ranges).  A file with more FIEMAP
+ * extents is mapped with SEEK_DATA/SEEK_HOLE instead, without the before
+ * and after comparison; one with more data ranges than that is not wiped.
+ */
 #define WIPE_EXTENTS_MAX	(1 << 20)
 /* Written bytes whose writeback is started at once (wipe_behind()). */
 #define WIPE_BEHIND		(16 * 1024 * 1024)
@@ -54,6 +66,11 @@
 #define WIPE_NBUF		4
 /* Jobs handed to one worker; the rest wait for the next one. */
 #define WIPE_JOBS_MAX		4096
+/*
+ * An entry still open elsewhere is retried after 1 s, then 2, 4, ... up
+ * to this many seconds, as long as some entry stays open.
+ */
+#define WIPE_RETRY_MAX		30
 #define BTRFS_MAGIC		0x9123683EU
 #define BCACHEFS_MAGIC		0xca451a4eU
 #define ZFS_MAGIC		0x2fc12fc1U
@@ -177,6 +194,7 @@ wipe_promises_str(uint32_t p, char *buf, size_t len)
 		{ WIPE_LOW_COW, "copy-on-write-fs" },
 		{ WIPE_LOW_PREALLOC, "prealloc-past-eof" },
 		{ WIPE_LOW_NOFIEMAP, "no-fiemap" },
+		{ WIPE_LOW_UNLEASED, "openers-unchecked" },
 	};
 	size_t i, o = 0;
 
@@ -260,7 +278,13 @@ wipe_fs_promises(int fd)
 	return p;
 }
 
-/* Every extent of @fd, adjacent ones merged; -EOPNOTSUPP without FIEMAP. */
+/* FIEMAP extents kept per file: a variable so that the tests can lower it. */
+size_t wipe_fiemap_max = WIPE_EXTENTS_MAX;
+
+/*
+ * Every extent of @fd, adjacent ones merged; -EOPNOTSUPP without FIEMAP,
+ * -EFBIG with more than wipe_fiemap_max.
+ */
 static int
 wipe_fiemap(int fd, struct wipe_extent **out, size_t *n)
 {
@@ -300,7 +324,7 @@ wipe_fiemap(int fd, struct wipe_extent **out, size_t *n)
 				last->flags |= fe->fe_flags;
 				continue;
 			}
-			if (cnt == WIPE_EXTENTS_MAX) {
+			if (cnt == wipe_fiemap_max) {
 				r = -EFBIG;
 				goto out;
 			}
@@ -525,6 +549,11 @@ wipe_pass(int fd, const struct wipe_range *rv, size_t nr,
 			} else if (g != NULL) {
 				wipe_fill(g, buf[0], len);
 			}
+			/* Opened by someone since we looked: stop at once. */
+			if (rep->leased && fcntl(fd, F_GETLEASE) != F_WRLCK) {
+				r = -EBUSY;
+				goto out;
+			}
 			if ((r = wipe_pwrite(fd, p, len, off)) < 0)
 				goto out;
 			wipe_behind(fd, &wb, off + len);
@@ -611,11 +640,112 @@ wipe_same_extents(const struct wipe_extent *a, size_t na,
 }
 
 /*
- * Overwrite every allocated block of @fd in place.  Holes hold no data and
- * are not written (that would allocate new blocks); blocks preallocated
- * past the end of the file are not either (that would grow it) and are
- * recorded.  -ECANCELED: the extents moved under us, the data was not
- * overwritten where it lay.
+ * The data ranges of @fd by SEEK_DATA/SEEK_HOLE, which every filesystem
+ * answers (one that does not track holes calls the whole file data).
+ * Holes start on a block (@blksize), but the end of the file need not: a
+ * range ending there is rounded up to the rest of its block, no further
+ * than @limit.
+ */
+static int
+wipe_seek_ranges(int fd, uint64_t blksize, uint64_t limit,
+    struct wipe_range **out, size_t *n)
+{
+	struct wipe_range *v = NULL;
+	size_t cnt = 0, cap = 0;
+	off_t data, hole = 0;
+	int r = 0;
+
+	while ((uint64_t)hole < limit) {
+		if ((data = lseek(fd, hole, SEEK_DATA)) < 0) {
+			if (errno != ENXIO)	/* ENXIO: no data after @hole */
+				r = -errno;
+			break;
+		}
+		if ((hole = lseek(fd, data, SEEK_HOLE)) < 0) {
+			r = -errno;
+			break;
+		}
+		if ((uint64_t)data >= limit)
+			break;
+		if (cnt == WIPE_EXTENTS_MAX) {
+			r = -EFBIG;
+			break;
+		}
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xreallocarray(v, cap, sizeof(*v));
+		}
+		v[cnt].off = (uint64_t)data;
+		v[cnt].end = ((uint64_t)hole + blksize - 1) / blksize * blksize;
+		if (v[cnt].end > limit)
+			v[cnt].end = limit;
+		cnt++;
+	}
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+/*
+ * What to overwrite: the file's data, never a hole, since writing one
+ * allocates the blocks that it does not have (a 10 GiB sparse file would
+ * write 10 GiB).  Its FIEMAP extents if it can be mapped (kept in
+ * *@before, to be compared after), else its SEEK_DATA ranges.  Blocks
+ * preallocated past @limit are not written either (that would grow it)
+ * and are recorded.
+ */
+static int
+wipe_ranges(int fd, uint64_t blksize, uint64_t limit,
+    struct wipe_extent **before,
+    size_t *nbefore, struct wipe_range **out, size_t *nout,
+    struct wipe_report *rep)
+{
+	struct wipe_range *rv = NULL;
+	size_t nr = 0, i;
+	int r;
+
+	*before = NULL;
+	*nbefore = 0;
+	r = wipe_fiemap(fd, before, nbefore);
+	if (r == -EOPNOTSUPP || r == -EFBIG) {
+		rep->promises |= WIPE_LOW_NOFIEMAP;
+		return wipe_seek_ranges(fd, blksize, limit, out, nout);
+	}
+	if (r < 0)
+		return r;
+	rep->promises |= wipe_extent_promises(*before, *nbefore);
+	if (*nbefore > 0)
+		rv = xcalloc(*nbefore, sizeof(*rv));
+	for (i = 0; i < *nbefore; i++) {
+		if ((*before)[i].logical >= limit) {
+			rep->promises |= WIPE_LOW_PREALLOC;
+			continue;
+		}
+		rv[nr].off = (*before)[i].logical;
+		rv[nr].end = (*before)[i].logical + (*before)[i].length;
+		if (rv[nr].end > limit) {
+			rep->promises |= WIPE_LOW_PREALLOC;
+			rv[nr].end = limit;
+		}
+		nr++;
+	}
+	*out = rv;
+	*nout = nr;
+	return 0;
+}
+
+/*
+ * Overwrite every allocated block of @fd in place.  -ECANCELED: the
+ * extents moved under us, the data was not overwritten where it lay.
+ * -ENOSPC: its data ranges add up to more than it has allocated
+ * (st_blocks, and a block of slack for the rounding), nothing written:
+ * overwriting them would allocate, so a wipe never writes more than the
+ * file holds.  -EBUSY: the file was opened during the overwrite (only
+ * seen with rep->leased, see wipe_lease()).
  */
 int
 wipe_overwrite(int fd, const struct wipe_opts *o, struct wipe_report *rep)
@@ -627,9 +757,8 @@ wipe_overwrite(int fd, const struct wipe_opts *o, struct wipe_report *rep)
 	struct timespec t0, t1;
 	struct stat st;
 	size_t nbefore = 0, nafter = 0, nr = 0, i;
-	uint64_t limit, total = 0;
+	uint64_t limit, slack, total = 0;
 	unsigned pass, npass;
-	bool have_map;
 	int fl = 0, r;
 
 	if (fstat(fd, &st) < 0)
@@ -644,35 +773,16 @@ wipe_overwrite(int fd, const struct wipe_opts *o, struct wipe_report *rep)
 	}
 	limit = ((uint64_t)st.st_size + (uint64_t)st.st_blksize - 1) /
 	    (uint64_t)st.st_blksize * (uint64_t)st.st_blksize;
-	r = wipe_fiemap(fd, &before, &nbefore);
-	have_map = r == 0;
-	if (r == -EOPNOTSUPP || r == -EFBIG) {
-		/* No map: every byte of the file, holes included. */
-		rep->promises |= WIPE_LOW_NOFIEMAP;
-		if (limit > 0) {
-			rv = xcalloc(1, sizeof(*rv));
-			rv[0].end = limit;
-			nr = 1;
-		}
-	} else if (r < 0) {
-		return r;
-	} else {
-		rep->promises |= wipe_extent_promises(before, nbefore);
-		if (nbefore > 0)
-			rv = xcalloc(nbefore, sizeof(*rv));
-		for (i = 0; i < nbefore; i++) {
-			if (before[i].logical >= limit) {
-				rep->promises |= WIPE_LOW_PREALLOC;
-				continue;
-			}
-			rv[nr].off = before[i].logical;
-			rv[nr].end = before[i].logical + before[i].length;
-			if (rv[nr].end > limit) {
-				rep->promises |= WIPE_LOW_PREALLOC;
-				rv[nr].end = limit;
-			}
-			nr++;
-		}
+	if ((r = wipe_ranges(fd, (uint64_t)st.st_blksize, limit, &before,
+	    &nbefore, &rv, &nr, rep)) < 0)
+		goto out;
+	rep->alloc = (uint64_t)st.st_blocks * 512;
+	for (i = 0; i < nr; i++)
+		rep->mapped += rv[i].end - rv[i].off;
+	slack = st.st_blksize > 4096 ? (uint64_t)st.st_blksize : 4096;
+	if (rep->mapped > rep->alloc + slack) {
+		r = -ENOSPC;
+		goto out;
 	}
 	for (i = 0; i < WIPE_NBUF; i++)
 		if (posix_memalign((void **)&buf[i], 4096, WIPE_CHUNK) != 0)
@@ -712,7 +822,7 @@ wipe_overwrite(int fd, const struct wipe_opts *o, struct wipe_report *rep)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rep->ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * NSEC_PER_SEC +
 	    (t1.tv_nsec - t0.tv_nsec));
-	if (have_map) {
+	if (before != NULL) {
 		if ((r = wipe_fiemap(fd, &after, &nafter)) < 0)
 			goto out;
 		if (!wipe_same_extents(before, nbefore, after, nafter)) {
@@ -751,21 +861,54 @@ wipe_trim(int rootfd, const struct wipe_extent *v, size_t n)
 }
 
 /*
+ * Only an inode that nobody else has open is overwritten: a process still
+ * writing it (create, unlink, write on: the temp-file pattern) would have
+ * its data changed under it.  The kernel grants a write lease only while
+ * the inode has no other open file description, readers, writers, mmaps
+ * and executions alike, and breaks it when anyone opens the inode while
+ * we hold it; wipe_pass() sees that between two chunks and stops.  The
+ * break also sends SIGIO, which wipe_file() ignores: F_GETLEASE tells.
+ * Taking the lease on a file of another user needs CAP_LEASE.
+ * -EBUSY: open elsewhere, try again later.  A filesystem without leases
+ * (NFS, FUSE, ...) is wiped unchecked, and that is recorded.
+ */
+static int
+wipe_lease(int fd, struct wipe_report *rep)
+{
+	if (fcntl(fd, F_SETLEASE, F_WRLCK) == 0) {
+		rep->leased = true;
+		return 0;
+	}
+	if (errno == EAGAIN)
+		return -EBUSY;
+	if (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) {
+		rep->promises |= WIPE_LOW_UNLEASED;
+		return 0;
+	}
+	return -errno;
+}
+
+/*
  * Wipe @name of @dirfd (a .wipe dir) and unlink it.  With @want, only if
  * it is that inode (-ESTALE otherwise, nothing done).  File I/O only:
- * safe in the worker.  On failure the file stays queued in .wipe.
+ * safe in the worker.  On failure the file stays queued in .wipe; -EBUSY:
+ * it is open elsewhere (wipe_lease()), to be tried again later.
  */
 int
 wipe_file(int dirfd, const char *name, const struct ident *want,
     uint32_t fs_promises, int rootfd, const struct wipe_opts *o,
     struct wipe_report *rep)
 {
+	struct sigaction ign, sigio;
 	struct wipe_extent *ext = NULL;
 	struct stat st;
 	size_t next = 0;
 	int fd, r;
 
 	memset(rep, 0, sizeof(*rep));
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	(void)sigaction(SIGIO, &ign, &sigio);
 	fd = -1;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		r = -errno;
@@ -798,10 +941,17 @@ wipe_file(int dirfd, const char *name, const struct ident *want,
 		goto out;
 	}
 	rep->promises = fs_promises;
+	if ((r = wipe_lease(fd, rep)) < 0)
+		goto out;
 	if (o->discard && wipe_fiemap(fd, &ext, &next) < 0)
 		next = 0;
 	if ((r = wipe_overwrite(fd, o, rep)) < 0 && r != -ECANCELED)
 		goto out;
+	if (rep->leased && fcntl(fd, F_GETLEASE) != F_WRLCK) {
+		/* Opened during the last fdatasync or the verify. */
+		r = -EBUSY;
+		goto out;
+	}
 	/* Aborted or done, the name goes: an aborted wipe is reported. */
 	if (unlinkat(dirfd, name, 0) < 0) {
 		r = -errno;
@@ -811,7 +961,8 @@ wipe_file(int dirfd, const char *name, const struct ident *want,
 		rep->discarded = wipe_trim(rootfd, ext, next);
 out:
 	if (fd >= 0)
-		close(fd);
+		close(fd);	/* and the lease with it */
+	(void)sigaction(SIGIO, &sigio, NULL);
 	free(ext);
 	rep->result = r;
 	return r;
@@ -935,6 +1086,87 @@ wipe_audit(struct trashd *d, struct tfs *fs, const struct entry *e,
 		audit_log(d, 0, getpid(), action, detail, result);
 }
 
+/* A queued file that is open elsewhere, to be tried again (wipe_lease()). */
+struct wipe_deferred {
+	int64_t		fs_id;
+	int64_t		uid;		/* its trash's, -1: an orphan */
+	char		name[32];	/* in .wipe */
+};
+
+static size_t
+wipe_deferred_find(struct trashd *d, int64_t fs_id, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->wipe_ndeferred; i++)
+		if (d->wipe_deferred[i].fs_id == fs_id &&
+		    strcmp(d->wipe_deferred[i].name, name) == 0)
+			break;
+	return i;
+}
+
+/* True the first time @name of @fs is deferred, so that it is told once. */
+static bool
+wipe_defer(struct trashd *d, const struct tfs *fs, const char *name,
+    int64_t uid)
+{
+	struct wipe_deferred *w;
+
+	if (wipe_deferred_find(d, fs->id, name) < d->wipe_ndeferred)
+		return false;
+	d->wipe_deferred = xreallocarray(d->wipe_deferred,
+	    d->wipe_ndeferred + 1, sizeof(*d->wipe_deferred));
+	w = &d->wipe_deferred[d->wipe_ndeferred++];
+	memset(w, 0, sizeof(*w));
+	w->fs_id = fs->id;
+	w->uid = uid;
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	return true;
+}
+
+static void
+wipe_undefer(struct trashd *d, const struct tfs *fs, const char *name)
+{
+	size_t i = wipe_deferred_find(d, fs->id, name);
+
+	if (i == d->wipe_ndeferred)
+		return;
+	d->wipe_deferred[i] = d->wipe_deferred[--d->wipe_ndeferred];
+}
+
+/* Queued entries of @uid (-1: anyone's) waiting for others to close them. */
+size_t
+wipe_deferred(struct trashd *d, int64_t uid)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < d->wipe_ndeferred; i++)
+		if (uid < 0 || d->wipe_deferred[i].uid == uid)
+			n++;
+	return n;
+}
+
+static void
+wipe_result_str(const struct wipe_report *rep, char *buf, size_t len)
+{
+	switch (rep->result) {
+	case -ENOSPC:
+		snprintf(buf, len, "refused: its data ranges (%" PRIu64
+		    " bytes) exceed what it has allocated (%" PRIu64 " bytes), "
+		    "overwriting them would allocate; not overwritten, kept "
+		    "in .wipe", rep->mapped, rep->alloc);
+		break;
+	case -EFBIG:
+		snprintf(buf, len, "refused: more than %d data ranges; not "
+		    "overwritten, kept in .wipe", WIPE_EXTENTS_MAX);
+		break;
+	default:
+		snprintf(buf, len, "failed: %s; kept in .wipe for the next "
+		    "start", strerror(-rep->result));
+		break;
+	}
+}
+
 /* Record one finished job: a wipes row, the entry's state, the audit. */
 static void
 wipe_record(struct trashd *d, struct tfs *fs, int64_t id, const char *name,
@@ -957,8 +1189,7 @@ wipe_record(struct trashd *d, struct tfs *fs, int64_t id, const char *name,
 		    "during the overwrite; unlinked, data NOT wiped");
 		s = ENTRY_PURGED;
 	} else if (rep->result < 0) {
-		snprintf(result, sizeof(result), "failed: %s; kept in .wipe "
-		    "for the next start", strerror(-rep->result));
+		wipe_result_str(rep, result, sizeof(result));
 	} else if (rep->nlink > 1) {
 		snprintf(result, sizeof(result), "unlinked only: %" PRIu64
 		    " other links, its data lives on", rep->nlink - 1);
@@ -974,6 +1205,19 @@ wipe_record(struct trashd *d, struct tfs *fs, int64_t id, const char *name,
 		e.id = 0;
 	snprintf(detail, sizeof(detail), "fs=%.200s .wipe/%.64s (no entry)",
 	    fs->path, name);
+	if (rep->result == -EBUSY) {
+		/* Not a failure: retried until its last opener lets go. */
+		if (wipe_defer(d, fs, name, e.id != 0 ?
+		    (int64_t)e.trash_uid : -1)) {
+			log_info("wipe: %s: deferred, still open elsewhere",
+			    e.id != 0 ? e.name : detail);
+			wipe_audit(d, fs, &e, "wipe-deferred", detail,
+			    "deferred: still open elsewhere; retried until "
+			    "closed");
+		}
+		goto out;
+	}
+	wipe_undefer(d, fs, name);
 	if (rep->result < 0 && rep->result != -ECANCELED) {
 		log_warnx("wipe: %s: %s", e.id != 0 ? e.name : detail,
 		    result);
@@ -1126,7 +1370,8 @@ wipe_run_job(struct trashd *d, const struct wipe_opts *o,
 
 /*
  * Wipe the whole queue now, in this process (start-up recovery without an
- * event loop, and the tests).  Returns the number of failed jobs.
+ * event loop, and the tests).  Returns the number of failed jobs; one
+ * deferred (still open elsewhere) is not failed, and stays queued.
  */
 int
 wipe_drain(struct trashd *d)
@@ -1142,7 +1387,8 @@ wipe_drain(struct trashd *d)
 		return r;
 	for (i = 0; i < n; i++) {
 		wipe_run_job(d, &o, &jobs[i], &rep);
-		if (rep.result < 0 && rep.result != -ECANCELED)
+		if (rep.result < 0 && rep.result != -ECANCELED &&
+		    rep.result != -EBUSY)
 			failed++;
 		wipe_record(d, &d->fs[jobs[i].fs], jobs[i].id, jobs[i].name,
 		    &rep);
@@ -1151,14 +1397,78 @@ wipe_drain(struct trashd *d)
 	return failed;
 }
 
+static int
+wipe_int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * What the worker keeps of what the fork gave it: the pipe to the daemon
+ * @fd, each filesystem's .wipe, and its root only for FITRIM; 0-2 stay
+ * (stderr is the log under -d).  Every other fd is closed by number: the
+ * listening and the clients' sockets, inotify, the event loop's, and the
+ * index's, whose SQLite handle a forked child must never use, not even
+ * to close it.  Then only the capabilities file I/O on the queue needs:
+ *   CAP_DAC_OVERRIDE	open the users' files in .wipe for writing
+ *   CAP_LEASE		a write lease on a file it does not own
+ *			(wipe_lease())
+ *   CAP_SYS_ADMIN	only with wipe-discard: FITRIM
+ * The worker never reads trusted.* (the daemon did, before it queued the
+ * file), never changes ids and never restores: no CAP_SYS_ADMIN without
+ * FITRIM, no CAP_SETUID or CAP_SETGID.  Its permitted set goes with them,
+ * and no_new_privs holds from caps_drop(): there is no way back.
+ */
+static int
+wipe_worker_sandbox(struct trashd *d, const struct wipe_opts *o, int fd)
+{
+	static const int caps[] = { CAP_DAC_OVERRIDE, CAP_LEASE,
+	    CAP_SYS_ADMIN };
+	unsigned lo = 3;
+	size_t i, n = 0;
+	int *keep;
+
+	closelog();	/* its socket goes too; syslog() opens a new one */
+	signal(SIGTERM, SIG_DFL);	/* not the daemon's event handlers */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	(void)prctl(PR_SET_NAME, "trashd-wipe", 0, 0, 0);
+	keep = xcalloc(2 * d->nfs + 1, sizeof(*keep));
+	keep[n++] = fd;
+	for (i = 0; i < d->nfs; i++) {
+		keep[n++] = d->fs[i].wipefd;
+		if (o->discard)
+			keep[n++] = d->fs[i].rootfd;
+	}
+	qsort(keep, n, sizeof(*keep), wipe_int_cmp);
+	for (i = 0; i < n; i++) {
+		if ((unsigned)keep[i] < lo)
+			continue;
+		if ((unsigned)keep[i] > lo)
+			(void)close_range(lo, (unsigned)keep[i] - 1, 0);
+		lo = (unsigned)keep[i] + 1;
+	}
+	(void)close_range(lo, ~0U, 0);
+	free(keep);
+	return caps_limit(caps, o->discard ? 3 : 2);
+}
+
 static void
 wipe_worker_child(struct trashd *d, struct wipe_job *jobs, size_t n, int fd)
 {
 	struct wipe_opts o;
 	struct wipe_msg m;
 	size_t i;
+	int r;
 
 	wipe_opts_from_config(d->conf, &o);
+	if ((r = wipe_worker_sandbox(d, &o, fd)) < 0) {
+		errno = -r;
+		log_warn("wipe: worker: capabilities");
+		_exit(1);
+	}
 	for (i = 0; i < n; i++) {
 		memset(&m, 0, sizeof(m));
 		m.job = (uint32_t)i;
@@ -1194,6 +1504,36 @@ wipe_worker_wait(struct trashd *d)
 	while (waitpid(d->worker->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	return status;
+}
+
+static void
+wipe_retry(evutil_socket_t fd, short ev, void *arg)
+{
+	(void)fd;
+	(void)ev;
+	wipe_kick(arg);
+}
+
+/* Entries left open elsewhere: another pass soon, later each time. */
+static void
+wipe_retry_arm(struct trashd *d)
+{
+	struct timeval tv = { 0, 0 };
+
+	if (d->wipe_ndeferred == 0) {
+		d->wipe_backoff = 0;
+		return;
+	}
+	if (d->wipe_retry == NULL &&
+	    (d->wipe_retry = evtimer_new(d->base, wipe_retry, d)) == NULL)
+		fatalx("wipe: cannot add the retry timer");
+	d->wipe_backoff = d->wipe_backoff == 0 ? 1 :
+	    d->wipe_backoff * 2 > WIPE_RETRY_MAX ? WIPE_RETRY_MAX :
+	    d->wipe_backoff * 2;
+	tv.tv_sec = d->wipe_backoff;
+	evtimer_add(d->wipe_retry, &tv);
+	log_debug("wipe: %zu deferred, next pass in %u s", d->wipe_ndeferred,
+	    d->wipe_backoff);
 }
 
 static void
@@ -1234,6 +1574,8 @@ wipe_worker_read(evutil_socket_t fd, short ev, void *arg)
 	wipe_worker_free(d);
 	if (again)
 		wipe_kick(d);
+	else
+		wipe_retry_arm(d);
 }
 
 /* Start a worker on the queue, or have the running one's successor. */
@@ -1294,10 +1636,20 @@ wipe_worker_pid(struct trashd *d)
 	return d->worker != NULL ? d->worker->pid : 0;
 }
 
-/* At exit: stop the worker; what it did not finish stays queued. */
+/*
+ * At exit and reload: stop the worker and the retries; what it did not
+ * finish stays queued, and the next pass finds again what is deferred.
+ */
 void
 wipe_worker_reap(struct trashd *d)
 {
+	if (d->wipe_retry != NULL)
+		event_free(d->wipe_retry);
+	d->wipe_retry = NULL;
+	free(d->wipe_deferred);
+	d->wipe_deferred = NULL;
+	d->wipe_ndeferred = 0;
+	d->wipe_backoff = 0;
 	if (d->worker == NULL)
 		return;
 	kill(d->worker->pid, SIGTERM);

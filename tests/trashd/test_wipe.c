@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdarg.h>
@@ -454,6 +455,213 @@ test_entry_flow(void **state)
 		    "read back: no device access\n");
 }
 
+/* ---- issue 12: a sparse file, a file still open ---- */
+
+#define GIB		(1024ULL * MIB)
+#define SPARSE_N	300		/* data blocks, a hole after each */
+#define SPARSE_STEP	(64 * 1024)	/* one data block per step */
+
+/*
+ * A sparse file in @dir: SPARSE_N marked 4 KiB blocks, each followed by a
+ * hole, and 1 GiB of apparent size (a hole to the end).  More data ranges
+ * than one FIEMAP batch (256) and than wipe_fiemap_max in the test below.
+ */
+static int
+make_sparse(struct state *s, const char *dir, char *path, size_t len)
+{
+	char buf[4096];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(buf); i += MARKER_LEN)
+		memcpy(buf + i, s->marker, MARKER_LEN);
+	snprintf(path, len, "%s/sparse", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	for (i = 0; i < SPARSE_N; i++)
+		assert_int_equal(pwrite(fd, buf, sizeof(buf),
+		    (off_t)(i * SPARSE_STEP)), (ssize_t)sizeof(buf));
+	assert_int_equal(ftruncate(fd, (off_t)GIB), 0);
+	assert_int_equal(fsync(fd), 0);
+	return fd;
+}
+
+/* Every data range of @fd is where make_sparse() put one; count them. */
+static size_t
+check_layout(int fd)
+{
+	off_t data = 0, hole;
+	size_t n = 0;
+
+	while ((data = lseek(fd, data, SEEK_DATA)) >= 0) {
+		hole = lseek(fd, data, SEEK_HOLE);
+		assert_true(hole > data);
+		assert_int_equal(data % SPARSE_STEP, 0);
+		assert_true(hole - data <= 4096);
+		assert_true(data / SPARSE_STEP < SPARSE_N);
+		n++;
+		data = hole;
+	}
+	assert_int_equal(errno, ENXIO);
+	return n;
+}
+
+/*
+ * Overwrite the sparse file: the data blocks lose every marker, the holes
+ * stay holes (nothing allocated, the file no bigger), and no more is
+ * written than it had allocated.  Before issue 12, a file that FIEMAP
+ * could not map was written over its whole apparent size, 1 GiB here.
+ */
+static void
+wipe_sparse(struct state *s, int fd, bool want_fiemap)
+{
+	struct wipe_opts o = { .passes = 1, .verify = true };
+	struct wipe_report rep = { 0 };
+	struct stat st0, st1;
+	unsigned char *buf = xmalloc(4096);
+	size_t i, k;
+
+	assert_int_equal(fstat(fd, &st0), 0);
+	assert_true((uint64_t)st0.st_blocks * 512 < 16 * MIB);
+	assert_int_equal(check_layout(fd), SPARSE_N);
+	assert_int_equal(wipe_overwrite(fd, &o, &rep), 0);
+	assert_true(rep.verified);
+	assert_int_equal(rep.bytes, SPARSE_N * 4096);
+	assert_true(rep.bytes <= (uint64_t)st0.st_blocks * 512);
+	assert_int_equal(!(rep.promises & WIPE_LOW_NOFIEMAP), want_fiemap);
+	assert_int_equal(fstat(fd, &st1), 0);
+	assert_int_equal(st1.st_blocks, st0.st_blocks);
+	assert_int_equal(st1.st_size, st0.st_size);
+	assert_int_equal(check_layout(fd), SPARSE_N);
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	for (i = 0; i < SPARSE_N; i++) {
+		assert_int_equal(pread(fd, buf, 4096, (off_t)(i * SPARSE_STEP)),
+		    4096);
+		for (k = 0; k + MARKER_LEN <= 4096; k += MARKER_LEN)
+			assert_memory_not_equal(buf + k, s->marker,
+			    MARKER_LEN);
+	}
+	free(buf);
+}
+
+/* No FIEMAP at all: tmpfs (/dev/shm), mapped by SEEK_DATA/SEEK_HOLE. */
+static void
+test_sparse_no_fiemap(void **state)
+{
+	struct state *s = *state;
+	struct fiemap fm = { .fm_length = FIEMAP_MAX_OFFSET };
+	char dir[] = "/dev/shm/trashd-wipe-XXXXXX", p[PATH_MAX];
+	int fd;
+
+	if (mkdtemp(dir) == NULL) {
+		fprintf(stderr, "NOTE: no /dev/shm: %s\n", strerror(errno));
+		skip();
+	}
+	fd = make_sparse(s, dir, p, sizeof(p));
+	if (ioctl(fd, FS_IOC_FIEMAP, &fm) == 0)
+		fprintf(stderr, "NOTE: /dev/shm has FIEMAP after all\n");
+	wipe_sparse(s, fd, false);
+	close(fd);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* FIEMAP, but more extents than the wipe keeps a map of: SEEK_DATA. */
+static void
+test_sparse_many_extents(void **state)
+{
+	struct state *s = *state;
+	char dir[PATH_MAX], p[PATH_MAX];
+	size_t saved = wipe_fiemap_max;
+	int fd;
+
+	tl_path(&s->t, dir, sizeof(dir), "home");
+	fd = make_sparse(s, dir, p, sizeof(p));
+	wipe_fiemap_max = SPARSE_N / 2;
+	wipe_sparse(s, fd, false);
+	wipe_fiemap_max = saved;
+	close(fd);
+	/* And within the map: FIEMAP's extents, the same result. */
+	fd = make_sparse(s, dir, p, sizeof(p));
+	wipe_sparse(s, fd, true);
+	close(fd);
+}
+
+/*
+ * A +s entry still open elsewhere (the temp-file pattern: created,
+ * unlinked, still written) is not overwritten: its wipe is deferred,
+ * told once, and done by the first pass after the last close.
+ */
+static void
+test_open_deferred(void **state)
+{
+	struct state *s = *state;
+	struct tl_entry te = { .uid = 1000, .name = "tmpfile",
+	    .path = "home/alice/tmpfile", .time = 100, .deleter = 1000,
+	    .flags = FS_SECRM_FL };
+	struct trashd d;
+	struct entry e;
+	char p[PATH_MAX], *buf;
+	int64_t wiped;
+	size_t i;
+	int fd;
+
+	buf = xmalloc(MIB);
+	for (i = 0; i < MIB; i += MARKER_LEN)
+		memcpy(buf + i, s->marker, MARKER_LEN);
+	te.data = buf;
+	te.len = MIB;
+	tl_stage(&s->t, &te);
+	tl_path(&s->t, p, sizeof(p), ".trash/1000/tmpfile");
+	/* The writer: an open file description of its own. */
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+
+	tl_open(&s->t, &d, tl_config(&s->t), NULL);
+	wiped = tl_audit_count(&d, "wiped");
+	assert_int_equal(tl_entry_by_name(&d, 1000, "tmpfile", &e), 0);
+	assert_int_equal(policy_purge(&d, &d.fs[0], &e, "test", 0, 1), 0);
+	entry_clear(&e);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(wipe_drain(&d), 0);	/* deferred, not failed */
+		assert_int_equal(tl_entry_by_name(&d, 1000, "tmpfile", &e), 0);
+		assert_int_equal(e.state, ENTRY_WIPING);
+		entry_clear(&e);
+		assert_int_equal(wipe_deferred(&d, 1000), 1);
+		assert_int_equal(wipe_deferred(&d, 1001), 0);
+		assert_int_equal(wipe_deferred(&d, -1), 1);
+	}
+	assert_int_equal(tl_audit_count(&d, "wipe-deferred"), 1);
+	/* The writer's data is untouched. */
+	assert_int_equal(pread(fd, buf, MIB, 0), -1);	/* O_WRONLY */
+	tl_path(&s->t, p, sizeof(p), ".trash/.wipe");
+	{
+		char q[PATH_MAX];
+		size_t len;
+		char *got;
+		int64_t id;
+
+		assert_int_equal(tl_entry_by_name(&d, 1000, "tmpfile", &e), 0);
+		id = e.id;
+		entry_clear(&e);
+		snprintf(q, sizeof(q), "%s/%" PRId64, p, id);
+		got = tl_read_file(q, &len);
+		assert_int_equal(len, MIB);
+		assert_memory_equal(got, buf, MIB);
+		free(got);
+	}
+	/* Its last opener lets go: the next pass wipes it. */
+	close(fd);
+	assert_int_equal(wipe_drain(&d), 0);
+	assert_int_equal(tl_entry_by_name(&d, 1000, "tmpfile", &e), 0);
+	assert_int_equal(e.state, ENTRY_WIPED);
+	entry_clear(&e);
+	assert_int_equal(wipe_deferred(&d, -1), 0);
+	assert_int_equal(tl_audit_count(&d, "wiped"), wiped + 1);
+	daemon_close(&d);
+	free(buf);
+}
+
 static void
 test_strings(void **state)
 {
@@ -487,6 +695,9 @@ main(void)
 		cmocka_unit_test(test_wrong_identity_refused),
 		cmocka_unit_test(test_symlink_not_followed),
 		cmocka_unit_test(test_entry_flow),
+		cmocka_unit_test(test_sparse_no_fiemap),
+		cmocka_unit_test(test_sparse_many_extents),
+		cmocka_unit_test(test_open_deferred),
 		cmocka_unit_test(test_strings),
 	};
 
