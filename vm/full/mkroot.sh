@@ -67,9 +67,13 @@ rm -f "$r/var/lib/dbus/machine-id"
 # / is the image on vda; /home is the data disk (label trashhome) with
 # /.trash on it.  fsck pass 0: the tests run e2fsck themselves and must see
 # what a crash left, not what a boot-time fsck repaired.
+# x-systemd.device-timeout: systemd waits 90 s for the disk's label to
+# appear, which udev under TCG on a loaded host can take longer than (seen:
+# "Timed out waiting for device .../by-label/trashhome", home.mount and
+# local-fs.target failed, the guest in emergency mode).
 cat > "$r/etc/fstab" <<'FSTAB'
 /dev/vda		/	ext4	defaults,errors=remount-ro	0 0
-LABEL=trashhome		/home	ext4	defaults			0 0
+LABEL=trashhome		/home	ext4	defaults,x-systemd.device-timeout=15min	0 0
 FSTAB
 # No gettys but the serial console (the demo's login goes there).
 ln -sf /dev/null "$r/etc/systemd/system/getty@tty1.service"

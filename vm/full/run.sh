@@ -24,11 +24,14 @@
 # (KEY: the image, the seed, provision.sh) and every later run starts from
 # them: cloud-init costs minutes under TCG with the debug kernel.
 # --fresh provisions anew into the run's own disks, without the cache.
+# --append adds to the kernel command line of the suite's boots (not the
+# provisioning boot), e.g. --append systemd.unit=emergency.target shows
+# that a boot systemd gave up on fails at once with its failed units.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-suite=e2e timeout=900 fresh=0 max_boots=4 keep= interactive=0
+suite=e2e timeout=900 fresh=0 max_boots=4 keep= interactive=0 append=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--suite) suite=$2; shift ;;
@@ -37,7 +40,8 @@ while [ $# -gt 0 ]; do
 	--interactive) interactive=1 ;;
 	--max-boots) max_boots=$2; shift ;;
 	--keep) keep=$2; shift ;;
-	*) echo "usage: $0 [--suite NAME] [--timeout S] [--fresh] [--max-boots N] [--keep DIR]" >&2
+	--append) append=$2; shift ;;
+	*) echo "usage: $0 [--suite NAME] [--timeout S] [--fresh] [--max-boots N] [--keep DIR] [--append ARGS]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -74,12 +78,14 @@ cloud-localds "$work/seed.img" "$here/seed/user-data" "$work/meta-data"
 
 # Serial output may carry \r and terminal escapes: strip them.
 clean() { sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' -e 's/\r$//' "$1"; }
+# What systemd prints when it gives up on a boot.
+emergency='You are in (emergency|rescue) mode|root account is locked|Give root password for maintenance'
 
 # guest SUITE ROOT.qcow2 HOME.img SEED(0|1) TAPFILE: boot (and boot again
 # while the suite asks for it); TAP lines go to TAPFILE.  0 if the guest
 # finished on its own, 1 if it hung or crashed (reported as not ok).
 guest() {
-	local gs=$1 groot=$2 ghome=$3 gseed=$4 gtap=$5 boot=1 tb rc killed
+	local gs=$1 groot=$2 ghome=$3 gseed=$4 gtap=$5 boot=1 tb rc killed extra stuck
 	local -a drives
 	: > "$gtap"
 	while :; do
@@ -89,6 +95,8 @@ guest() {
 		[ "$gseed" = 1 ] && [ "$boot" = 1 ] &&
 			drives+=(-drive "file=$work/seed.img,format=raw,if=virtio,readonly=on")
 		echo "# boot $boot: suite '$gs', timeout ${timeout}s"
+		extra=
+		[ "$gs" = provision ] || extra=$append
 		tb=$(date +%s)
 		# pci=noacpi: ACPI's _PRT loop times out under TCG with
 		# this debug kernel (30 s per device).
@@ -98,7 +106,7 @@ guest() {
 			timeout --foreground -k 10 3600 qemu-system-x86_64 -accel tcg -m 2048 -smp 2 \
 				-nodefaults -display none -no-reboot \
 				-kernel "$kernel" \
-				-append "console=ttyS0 root=/dev/vda rw panic=-1 quiet loglevel=1 systemd.show_status=false pci=noacpi trashbin.suite=$gs trashbin.boot=$boot trashbin.interactive=1" \
+				-append "console=ttyS0 root=/dev/vda rw panic=-1 quiet loglevel=1 systemd.show_status=false pci=noacpi trashbin.suite=$gs trashbin.boot=$boot trashbin.interactive=1 $extra" \
 				"${drives[@]}" \
 				-serial mon:stdio \
 				-serial "file:$work/tap.$gs.$boot.log" <&3 &
@@ -106,7 +114,7 @@ guest() {
 		timeout -k 10 "$timeout" qemu-system-x86_64 -accel tcg -m 2048 -smp 2 \
 			-nodefaults -display none -no-reboot \
 			-kernel "$kernel" \
-			-append "console=ttyS0 root=/dev/vda rw panic=-1 loglevel=4 pci=noacpi trashbin.suite=$gs trashbin.boot=$boot" \
+			-append "console=ttyS0 root=/dev/vda rw panic=-1 loglevel=4 pci=noacpi trashbin.suite=$gs trashbin.boot=$boot $extra" \
 			"${drives[@]}" \
 			-serial "file:$work/console.$gs.$boot.log" \
 			-serial "file:$work/tap.$gs.$boot.log" \
@@ -114,8 +122,17 @@ guest() {
 		fi
 		qpid=$!
 		killed=0
-		# Wait for QEMU, or for the guest to ask for a power cut.
+		stuck=
+		# Wait for QEMU, or for the guest to ask for a power cut, or for
+		# systemd to give up on the boot: emergency or rescue mode
+		# waits for a root password nobody will type, so stop at once
+		# and say which units failed rather than sit out the timeout.
 		while kill -0 "$qpid" 2>/dev/null; do
+			if [ -z "$stuck" ] && grep -aqE "$emergency" "$work/console.$gs.$boot.log" 2>/dev/null; then
+				stuck=1
+				sleep 2	# the rest of systemd's last words
+				pkill -KILL -P "$qpid" 2>/dev/null || true
+			fi
 			if [ "$killed" = 0 ] && grep -q '^# trashbin-kill-now' "$work/tap.$gs.$boot.log" 2>/dev/null; then
 				# QEMU itself (timeout's child), as a power cut.
 				pkill -KILL -P "$qpid" 2>/dev/null || true
@@ -133,6 +150,16 @@ guest() {
 			grep -v '^# trashbin-' "$work/tap.$gs.$boot.txt" | grep -v '^1\.\.' || true
 		grep -v '^# trashbin-' "$work/tap.$gs.$boot.txt" >> "$gtap" || true
 		echo "# boot $boot: $(( $(date +%s) - tb ))s, qemu status $rc"
+		if [ -n "$stuck" ]; then
+			echo "not ok - guest boot $boot fell into emergency mode" | tee -a "$gtap"
+			echo "# failed units and jobs (console):"
+			clean "$work/console.$gs.$boot.log" |
+				grep -aE 'FAILED|DEPEND|TIME \]|Timed out|Dependency failed|Failed to' |
+				head -n 30 | sed 's/^/#   /'
+			echo "# last console lines:"
+			clean "$work/console.$gs.$boot.log" | tail -n 25 | sed 's/^/#   /'
+			return 1
+		fi
 		if [ "$killed" = 0 ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
 			echo "not ok - guest boot $boot did not finish within ${timeout}s (killed)" | tee -a "$gtap"
 			clean "$work/console.$gs.$boot.log" | tail -n 15 | sed 's/^/#   /'
