@@ -28,9 +28,6 @@
  */
 #define PROTOCOL_VERSION	3
 
-/* The default socket: trashd's, as the build installs it. */
-#include "buildinfo.h"
-#define PROTO_SOCKET		TRASHD_SOCKET
 #define PROTO_HDR_LEN		8
 /* One message's payload: a restore request's two paths fit many times. */
 #define PROTO_MSG_MAX		16384

@@ -28,6 +28,7 @@
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
+#include "buildinfo.h"	/* TRASHD_SOCKET: trashd's, as the build installs it */
 #include "proto.h"
 
 #define PAM_TRASH_EXPORT	__attribute__((visibility("default")))
@@ -63,7 +64,7 @@ pam_trash_parse(pam_handle_t *pamh, int argc, const char **argv,
 	o->debug = false;
 	o->timeout_ms = PAM_TRASH_TIMEOUT_DEF;
 	o->onerr = PAM_IGNORE;
-	o->socket = PROTO_SOCKET;
+	o->socket = TRASHD_SOCKET;
 	o->badarg = false;
 	for (i = 0; i < argc; i++) {
 		if ((a = argv[i]) == NULL)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildinfo.h"	/* TRASHD_SOCKET, TRASHBIN_VERSION */
 #include "trashctl.h"
 #include "vis.h"
 
@@ -24,7 +25,7 @@ main(int argc, char *argv[])
 		CMD_COMMON_OPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ctx ctx = { .socket = PROTO_SOCKET,
+	struct ctx ctx = { .socket = TRASHD_SOCKET,
 	    .timeout_ms = TRASHCTL_TIMEOUT_MS, .prog = "trashctl" };
 	const struct cmd_entry *e;
 	const char *env;
@@ -47,7 +48,7 @@ main(int argc, char *argv[])
 		case 'V':
 			/* The default socket too: which trashd this one asks. */
 			printf("trashctl %s (protocol %d, socket %s)\n",
-			    TRASHBIN_VERSION, PROTOCOL_VERSION, PROTO_SOCKET);
+			    TRASHBIN_VERSION, PROTOCOL_VERSION, TRASHD_SOCKET);
 			return EXIT_OK;
 		default:
 			cmd_usage(stderr);

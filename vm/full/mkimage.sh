@@ -66,7 +66,9 @@ stage=$cache/stage
 rm -rf "$stage"
 cp -a "$root" "$stage"
 rm -f "$stage/.done"
-cp -a "$inst/." "$stage/"
+# tar, not cp: the root has merged /usr (/lib a symlink to usr/lib), and
+# what is installed into /lib must go through that link, not replace it.
+tar -C "$inst" -cf - . | tar -C "$stage" --keep-directory-symlink -xf -
 install -m 0755 "$here/guest/trashbin-suite" "$stage/usr/local/sbin/trashbin-suite"
 install -m 0644 "$here/guest/cloud.cfg" \
 	"$stage/etc/cloud/cloud.cfg.d/90-trashbin.cfg"
