@@ -38,12 +38,6 @@ log_init(int to_stderr, int verbose)
 	tzset();
 }
 
-void
-log_setverbose(int verbose)
-{
-	log_verbose = verbose;
-}
-
 /* @line escaped, and ": strerror(@saved)" unless @saved is -1. */
 static void
 log_out(int pri, int saved, const char *line)

@@ -40,7 +40,6 @@ struct ident {
 
 /* ---- log.c ---- */
 void	log_init(int to_stderr, int verbose);
-void	log_setverbose(int verbose);
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
