@@ -11,18 +11,18 @@
 
 #include "parse.h"
 
-#define WHY_NUMBER	"not a number (digits only, such as 500)"
-#define WHY_SIZE	"not a size: a whole number of bytes, or of K, M, " \
-			"G or T (512, 10k, 10M, 1G; 1536M, not 1.5G)"
-#define WHY_DURATION	"not a duration: a number and a unit, s, m, h, d " \
+#define WHY_NUMBER	"not a number: digits only"
+#define WHY_SIZE	"not a size: 512, 10k, 10M, 1G or 2T (whole numbers: " \
+			"1536M, not 1.5G)"
+#define WHY_DURATION	"not a duration: a number and its unit, s, m, h, d " \
 			"or w (90s, 15m, 3h, 3d, 2w)"
-#define WHY_NOUNIT	"a bare number is no duration: give its unit, s, " \
-			"m, h, d or w (90s, 15m, 3h, 3d, 2w)"
+#define WHY_NOUNIT	"a duration needs a unit: s, m, h, d or w (90s, " \
+			"15m, 3h, 3d, 2w)"
 #define WHY_TIME	"not a time: 3d, \"3 days ago\", 2026-11-30, " \
 			"2026-11-30T12:00, yesterday, today or @SECONDS"
-#define WHY_TIME_NOUNIT	"a bare number is no time: give its unit, such as " \
-			"3d or \"3 days ago\", or a date, 2026-11-30"
-#define WHY_PERCENT	"not a percentage from 0% to 100%"
+#define WHY_TIME_NOUNIT	"a time needs a unit (3d, \"3 days ago\") or a " \
+			"date (2026-11-30)"
+#define WHY_PERCENT	"not a percentage: 0% to 100%"
 #define WHY_RANGE	"too large"
 
 /* Leading decimal digits of @s into *@v: where they end, NULL on overflow. */
@@ -106,8 +106,8 @@ parse_size_limit(const char *s, uint64_t *out, const char **why)
 	if ((r = parse_size(s, out, why)) < 0)
 		return r;
 	if (*out == 0)
-		return parse_fail(why, "0 is no size limit: say unlimited "
-		    "for none", -EINVAL);
+		return parse_fail(why, "0 is refused: say unlimited for no "
+		    "limit", -EINVAL);
 	return 0;
 }
 
@@ -188,18 +188,20 @@ parse_duration(const char *s, int64_t *out, const char **why)
 int
 parse_duration_limit(const char *s, int64_t *out, const char **why)
 {
+	const char *w;
+	uint64_t zero;
 	int r;
 
 	if (strcmp(s, "forever") == 0) {
 		*out = 0;
 		return 0;
 	}
-	if ((r = parse_duration(s, out, why)) < 0)
-		return r;
-	if (*out == 0)
-		return parse_fail(why, "0 is no time limit: say forever for "
-		    "none", -EINVAL);
-	return 0;
+	/* A bare 0 (the old spelling) is told of forever, not of units. */
+	if (((r = parse_duration(s, out, why)) == 0 && *out == 0) ||
+	    parse_uint(s, 0, &zero, &w) == 0)
+		return parse_fail(why, "0 is refused: say forever for no "
+		    "limit", -EINVAL);
+	return r;
 }
 
 int

@@ -152,6 +152,9 @@ test_duration_limit(void **state)
 	assert_non_null(strstr(why, "forever"));
 	assert_int_equal(parse_duration_limit("0d", &v, &why), -EINVAL);
 	assert_int_equal(parse_duration_limit("0", &v, &why), -EINVAL);
+	assert_non_null(strstr(why, "forever"));
+	assert_int_equal(parse_duration_limit("30", &v, &why), -EINVAL);
+	assert_non_null(strstr(why, "unit"));
 	assert_int_equal(parse_duration_limit("unlimited", &v, &why),
 	    -EINVAL);
 }
