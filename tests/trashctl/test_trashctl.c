@@ -569,7 +569,7 @@ test_authz(void **state)
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "policy", "get", "user", "70006"), 0,
 	    out);
-	expect_str(out, "quota 1.0M, retention 7d");
+	expect_str(out, "quota 1M, retention 1w");
 	free(out);
 	check_rc(ctl(e, &A, &out, "policy", "set", "default", "quota",
 	    "1M"), 4, out);
@@ -1280,7 +1280,7 @@ test_policy_defaults(void **state)
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "quota",
 	    "2M", "retention", "400w"), 0, out);
-	expect_str(out, "default: quota 2.0M, retention 400w");
+	expect_str(out, "default: quota 2M, retention 400w");
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "watermark",
 	    "7%", "fs", e->t.fs), 0, out);
@@ -1308,11 +1308,11 @@ test_policy_defaults(void **state)
 	expect_str(out, "\"watermark\":7,");
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "policy", "get", "default"), 0, out);
-	expect_str(out, "default: quota 2.0M, retention 400w");
+	expect_str(out, "default: quota 2M, retention 400w");
 	expect_str(out, "default watermark on every filesystem: 3% free");
 	expect_str(out, "default watermark on ");
 	expect_str(out, ": 7% free");
-	expect_str(out, "trashd.conf: quota none, retention forever");
+	expect_str(out, "trashd.conf: quota unlimited, retention forever");
 	expect_str(out, "trashd.conf watermark on ");
 	expect_str(out, ": off");
 	free(out);
