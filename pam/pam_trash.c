@@ -29,6 +29,7 @@
 #include <security/pam_modutil.h>
 
 #include "buildinfo.h"	/* TRASHD_SOCKET: trashd's, as the build installs it */
+#include "parse.h"
 #include "proto.h"
 
 #define PAM_TRASH_EXPORT	__attribute__((visibility("default")))
@@ -54,9 +55,8 @@ static void
 pam_trash_parse(pam_handle_t *pamh, int argc, const char **argv,
     struct pam_trash_opts *o)
 {
-	const char *a, *v;
-	char *end;
-	long n;
+	const char *a, *v, *why;
+	uint64_t n;
 	int i;
 
 	o->flags = 0;
@@ -86,10 +86,9 @@ pam_trash_parse(pam_handle_t *pamh, int argc, const char **argv,
 		} else if (strcmp(a, "debug") == 0) {
 			o->debug = true;
 		} else if (strncmp(a, "timeout=", 8) == 0) {
-			errno = 0;
-			n = strtol(a + 8, &end, 10);
-			if (errno != 0 || end == a + 8 || *end != '\0' ||
-			    n < 1 || n > PAM_TRASH_TIMEOUT_MAX)
+			/* Milliseconds, a plain number (common/parse.c). */
+			if (parse_uint(a + 8, PAM_TRASH_TIMEOUT_MAX, &n,
+			    &why) < 0 || n < 1)
 				goto bad;
 			o->timeout_ms = (int)n;
 		} else if (strncmp(a, "socket=", 7) == 0) {

@@ -122,6 +122,7 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 	const struct cmd_entry *e = &cmd_audit_entry;
 	struct audit_state s = { 0 };
 	struct proto_buf b;
+	const char *why;
 	int64_t v;
 	int ch;
 
@@ -140,9 +141,9 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 			break;
 		case 'S':
 		case 'U':
-			if (parse_time(optarg, &v) < 0)
-				return cmd_usage_error(e, "%s: not a time or "
-				    "duration", optarg);
+			if (parse_when(optarg, &v, &why) < 0)
+				return cmd_usage_error(e, "%s: %s", optarg,
+				    why);
 			proto_num(&b, ch == 'S' ? A_SINCE : A_BEFORE, v);
 			break;
 		case 'n':

@@ -106,6 +106,7 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 	const struct cmd_entry *e = &cmd_list_entry;
 	struct list_state s = { 0 };
 	struct proto_buf b;
+	const char *why;
 	int64_t v, flags = 0;
 	char *p;
 	int ch, r;
@@ -126,9 +127,9 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 			break;
 		case 'o':
 		case 'N':
-			if (parse_time(optarg, &v) < 0)
-				return cmd_usage_error(e, "%s: not a time or "
-				    "duration", optarg);
+			if (parse_when(optarg, &v, &why) < 0)
+				return cmd_usage_error(e, "%s: %s", optarg,
+				    why);
 			proto_num(&b, ch == 'o' ? A_BEFORE : A_SINCE, v);
 			break;
 		case 'S':

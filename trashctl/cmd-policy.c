@@ -28,11 +28,13 @@ policy_val(char *buf, size_t len, const struct proto_msg *m, int a)
 	else if (a == A_WATERMARK)
 		snprintf(buf, len, "%" PRId64 "%% free", v);
 	else if (v == 0)
-		snprintf(buf, len, "%s", a == A_QUOTA ? "none" : "forever");
+		snprintf(buf, len, "%s", a == A_QUOTA ? "unlimited" :
+		    "forever");
+	/* As typed: 90d stays 90d, 1536M stays 1536M. */
 	else if (a == A_QUOTA)
-		fmt_size(buf, len, v);
+		parse_fmt_size(buf, len, (uint64_t)v);
 	else
-		fmt_duration(buf, len, v);
+		parse_fmt_duration(buf, len, v);
 }
 
 static int
@@ -96,10 +98,9 @@ cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 
 /* "15%", "off" (0) or "inherit" (-1). */
 static int
-policy_parse_watermark(const char *s, int64_t *out)
+policy_parse_watermark(const char *s, int64_t *out, const char **why)
 {
-	char *end;
-	long v;
+	unsigned v;
 
 	if (strcmp(s, "inherit") == 0) {
 		*out = -1;
@@ -109,10 +110,7 @@ policy_parse_watermark(const char *s, int64_t *out)
 		*out = 0;
 		return 0;
 	}
-	if (s[0] < '0' || s[0] > '9')
-		return -1;
-	v = strtol(s, &end, 10);
-	if (strcmp(end, "%") != 0 || v < 0 || v > 100)
+	if (parse_percent(s, &v, why) < 0)
 		return -1;
 	*out = v;
 	return 0;
@@ -128,6 +126,8 @@ cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 	const struct cmd_entry *e = &cmd_policy_entry;
 	struct policy_state s = { 0 };
 	struct proto_buf b;
+	const char *why;
+	uint64_t u;
 	int64_t kind, v;
 	bool set, fs = false, wm = false;
 	char *p;
@@ -183,26 +183,29 @@ cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 		if (i + 1 >= argc)
 			return cmd_usage_error(e, "%s: needs a value",
 			    argv[i]);
+		/* 0 is refused: "unlimited", "forever" (0 on the wire). */
 		if (strcmp(argv[i], "quota") == 0) {
 			if (strcmp(argv[i + 1], "inherit") == 0)
 				v = -1;
-			else if (parse_size(argv[i + 1], &v) < 0)
-				return cmd_usage_error(e, "%s: not a size",
-				    argv[i + 1]);
+			else if (parse_size_limit(argv[i + 1], &u, &why) < 0)
+				return cmd_usage_error(e, "quota %s: %s",
+				    argv[i + 1], why);
+			else
+				v = (int64_t)u;
 			proto_num(&b, A_QUOTA, v);
 		} else if (strcmp(argv[i], "retention") == 0) {
 			if (strcmp(argv[i + 1], "inherit") == 0)
 				v = -1;
-			else if (parse_duration(argv[i + 1], &v) < 0)
-				return cmd_usage_error(e, "%s: not a duration",
-				    argv[i + 1]);
+			else if (parse_duration_limit(argv[i + 1], &v,
+			    &why) < 0)
+				return cmd_usage_error(e, "retention %s: %s",
+				    argv[i + 1], why);
 			proto_num(&b, A_RETENTION, v);
 		} else if (strcmp(argv[i], "watermark") == 0 &&
 		    kind == PROTO_KIND_DEFAULT) {
-			if (policy_parse_watermark(argv[i + 1], &v) < 0)
-				return cmd_usage_error(e, "%s: not a "
-				    "percentage (15%%), off or inherit",
-				    argv[i + 1]);
+			if (policy_parse_watermark(argv[i + 1], &v, &why) < 0)
+				return cmd_usage_error(e, "watermark %s: %s, "
+				    "off or inherit", argv[i + 1], why);
 			proto_num(&b, A_WATERMARK, v);
 			wm = true;
 		} else if (strcmp(argv[i], "fs") == 0 &&
@@ -229,7 +232,7 @@ cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 const struct cmd_entry cmd_policy_entry = {
 	.name = "policy",
 	.usage = "[-j] get user|group name | get default | "
-	    "set user|group name [quota size|none|inherit] "
+	    "set user|group name [quota size|unlimited|inherit] "
 	    "[retention duration|forever|inherit] | "
 	    "set default [quota ...] [retention ...] "
 	    "[watermark N%|off|inherit [fs path]]",

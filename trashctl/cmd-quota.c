@@ -16,18 +16,19 @@ quota_limit(char *buf, size_t len, int64_t v, bool size)
 	if (v < 0)
 		snprintf(buf, len, "?");
 	else if (v == 0)
-		snprintf(buf, len, "%s", size ? "none" : "forever");
+		snprintf(buf, len, "%s", size ? "unlimited" : "forever");
+	/* The limits as they were set: 90d stays 90d. */
 	else if (size)
-		fmt_size(buf, len, v);
+		parse_fmt_size(buf, len, (uint64_t)v);
 	else
-		fmt_duration(buf, len, v);
+		parse_fmt_duration(buf, len, v);
 }
 
 static int
 cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
 	struct quota_state *s = arg;
-	char user[64], used[16], quota[16], ret[16], pct[16];
+	char user[64], used[16], quota[24], ret[24], pct[16];
 	int64_t q = PROTO_HAS(m, A_QUOTA) ? m->num[A_QUOTA] : -1;
 	int64_t r = PROTO_HAS(m, A_RETENTION) ? m->num[A_RETENTION] : -1;
 

@@ -97,6 +97,7 @@ cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
 	const struct cmd_entry *e = &cmd_restore_entry;
 	struct restore_state s = { 0 };
 	struct proto_buf b;
+	const char *why;
 	int64_t v;
 	mode_t mask;
 	bool byid = false;
@@ -128,9 +129,9 @@ cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
 			free(p);
 			break;
 		case 'b':
-			if (parse_time(optarg, &v) < 0)
-				return cmd_usage_error(e, "%s: not a time or "
-				    "duration", optarg);
+			if (parse_when(optarg, &v, &why) < 0)
+				return cmd_usage_error(e, "%s: %s", optarg,
+				    why);
 			proto_num(&b, A_BEFORE, v);
 			break;
 		case 'V':

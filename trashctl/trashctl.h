@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "parse.h"
 #include "proto.h"
 
 /* Exit codes, trashctl(1) EXIT STATUS. */
@@ -71,9 +72,7 @@ void	 json_str(FILE *, const char *);
 void	 json_field(FILE *, const char *key, const char *);
 void	 vis_fputs(FILE *, const char *, int flags);
 int	 parse_count(const char *, int64_t *);
-int	 parse_size(const char *, int64_t *);
-int	 parse_duration(const char *, int64_t *);
-int	 parse_time(const char *, int64_t *ns);
+int	 parse_when(const char *, int64_t *ns, const char **why);
 int	 parse_user(const char *, int64_t *uid);
 int	 parse_group(const char *, int64_t *gid);
 const char *user_name(int64_t uid, char *, size_t);

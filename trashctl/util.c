@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: ISC */
-/* Formatting for people and for JSON, parsing of sizes, times and names. */
+/*
+ * Formatting for people and for JSON, parsing of counts, times and names
+ * (sizes and durations: common/parse.c).
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
@@ -171,102 +174,21 @@ vis_fputs(FILE *f, const char *s, int flags)
 		free(b);
 }
 
-static int
-parse_scaled(const char *s, const char *units, const int64_t *mult,
-    int64_t *out)
-{
-	char *end;
-	long long v;
-	size_t i;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno != 0)
-		return -ERANGE;
-	if (*end == '\0') {
-		*out = v;
-		return 0;
-	}
-	for (i = 0; units[i] != '\0'; i++)
-		if (*end == units[i])
-			break;
-	if (units[i] == '\0' || end[1] != '\0')
-		return -EINVAL;
-	if (v > INT64_MAX / mult[i])
-		return -ERANGE;
-	*out = v * mult[i];
-	return 0;
-}
-
-/* "500M", "1G", "none" (0). */
-int
-parse_size(const char *s, int64_t *out)
-{
-	static const int64_t mult[] = { 1024, 1024, 1LL << 20, 1LL << 30,
-	    1LL << 40 };
-
-	if (strcmp(s, "none") == 0) {
-		*out = 0;
-		return 0;
-	}
-	return parse_scaled(s, "kKMGT", mult, out);
-}
-
-/* "90s", "12h", "30d", "2w", "forever" (0); seconds. */
-int
-parse_duration(const char *s, int64_t *out)
-{
-	static const int64_t mult[] = { 1, 60, 3600, 86400, 7 * 86400 };
-
-	if (strcmp(s, "forever") == 0) {
-		*out = 0;
-		return 0;
-	}
-	return parse_scaled(s, "smhdw", mult, out);
-}
-
 /*
- * A point in time: "@SECONDS" since the Epoch, "YYYY-MM-DD[ HH:MM[:SS]]"
- * (local time), or a duration meaning that long ago ("3d").
+ * A point in time for -o, -N, -b, -S, -U (common/parse.h: "3d",
+ * "3 days ago", "2026-11-30", "yesterday", ...): nanoseconds.
  */
 int
-parse_time(const char *s, int64_t *ns)
+parse_when(const char *s, int64_t *ns, const char **why)
 {
-	static const char *const fmts[] = { "%Y-%m-%d %H:%M:%S",
-	    "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d" };
-	struct tm tm;
-	const char *end;
-	int64_t v;
-	size_t i;
-	time_t t;
+	int64_t t;
+	int r;
 
-	if (s[0] == '@') {
-		if (parse_scaled(s + 1, "", NULL, &v) < 0 ||
-		    v > INT64_MAX / NSEC_PER_SEC)
-			return -EINVAL;
-		*ns = v * NSEC_PER_SEC;
-		return 0;
-	}
-	if (parse_duration(s, &v) == 0 && v > 0) {
-		if (v > INT64_MAX / NSEC_PER_SEC)
-			return -ERANGE;
-		*ns = now_ns() - v * NSEC_PER_SEC;
-		return 0;
-	}
-	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
-		memset(&tm, 0, sizeof(tm));
-		tm.tm_isdst = -1;
-		end = strptime(s, fmts[i], &tm);
-		if (end == NULL || *end != '\0')
-			continue;
-		if ((t = mktime(&tm)) == (time_t)-1)
-			return -EINVAL;
-		*ns = (int64_t)t * NSEC_PER_SEC;
-		return 0;
-	}
-	return -EINVAL;
+	if ((r = parse_time(s, now_ns() / NSEC_PER_SEC, &t, why)) < 0)
+		return r;
+	/* parse_time() keeps within PARSE_DURATION_MAX: no overflow. */
+	*ns = t * NSEC_PER_SEC;
+	return 0;
 }
 
 /*
@@ -276,36 +198,23 @@ parse_time(const char *s, int64_t *ns)
 int
 parse_count(const char *s, int64_t *out)
 {
-	char *end;
-	long long v;
-	size_t i;
+	const char *why;
+	uint64_t v;
 
-	for (i = 0; s[i] != '\0'; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return -EINVAL;
-	if (i == 0)
+	if (parse_uint(s, INT64_MAX, &v, &why) < 0 || v == 0)
 		return -EINVAL;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno != 0 || *end != '\0')
-		return -ERANGE;
-	if (v <= 0)
-		return -EINVAL;
-	*out = v;
+	*out = (int64_t)v;
 	return 0;
 }
 
+/* A uid or gid: (uid_t)-1 is no id. */
 static int
 parse_id(const char *s, int64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	const char *why;
+	uint64_t v;
 
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v > 4294967294ULL)
+	if (parse_uint(s, 4294967294ULL, &v, &why) < 0)
 		return -EINVAL;
 	*out = (int64_t)v;
 	return 0;

@@ -4,7 +4,6 @@
  * "filesystem PATH [watermark N%]" repeatable, every other key at most once.
  * The first error is reported as "FILE:LINE: message".
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -15,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "trashd.h"
 
 /* Lines longer than this are refused, not silently cut. */
@@ -25,8 +25,10 @@
 enum config_type {
 	CT_PATH,
 	CT_BOOL,
-	CT_SIZE,	/* "none" is 0 */
-	CT_DURATION,	/* "forever" is 0 */
+	CT_SIZE_LIMIT,	/* > 0, or "unlimited" (0) */
+	CT_DURATION,	/* 0s is allowed and means what the key says */
+	CT_INTERVAL,	/* > 0 */
+	CT_DURATION_LIMIT, /* > 0, or "forever" (0) */
 	CT_PERCENT,
 	CT_COUNT,
 	CT_LIMIT,	/* 1 to CONFIG_LIMIT_MAX */
@@ -43,8 +45,8 @@ struct config_key {
 static const struct config_key config_keys[] = {
 	K("database",		CT_PATH,	database),
 	K("create-trash",	CT_BOOL,	create_trash),
-	K("quota",		CT_SIZE,	quota),
-	K("retention",		CT_DURATION,	retention),
+	K("quota",		CT_SIZE_LIMIT,	quota),
+	K("retention",		CT_DURATION_LIMIT, retention),
 	K("watermark",		CT_PERCENT,	watermark),
 	K("grace",		CT_DURATION,	grace),
 	K("min-age",		CT_DURATION,	min_age),
@@ -52,14 +54,14 @@ static const struct config_key config_keys[] = {
 	K("wipe-zero-pass",	CT_BOOL,	wipe_zero),
 	K("wipe-verify",	CT_BOOL,	wipe_verify),
 	K("wipe-discard",	CT_BOOL,	wipe_discard),
-	K("wipe-rate",		CT_SIZE,	wipe_rate),
-	K("audit-retention",	CT_DURATION,	audit_retention),
-	K("policy-interval",	CT_DURATION,	interval),
+	K("wipe-rate",		CT_SIZE_LIMIT,	wipe_rate),
+	K("audit-retention",	CT_DURATION_LIMIT, audit_retention),
+	K("policy-interval",	CT_INTERVAL,	interval),
 	K("socket",		CT_PATH,	socket),
 	K("admin-group",	CT_GROUP,	admin_gid),
-	K("client-timeout",	CT_DURATION,	client_timeout),
+	K("client-timeout",	CT_DURATION_LIMIT, client_timeout),
 	K("restore-max",	CT_LIMIT,	restore_max),
-	K("restore-timeout",	CT_DURATION,	restore_timeout),
+	K("restore-timeout",	CT_DURATION_LIMIT, restore_timeout),
 };
 #undef K
 #define CONFIG_NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
@@ -111,94 +113,6 @@ config_free(struct config *c)
 	free(c);
 }
 
-/* Decimal digits then an optional suffix from @units; 0 or -EINVAL/-ERANGE. */
-static int
-config_parse_scaled(const char *s, const char *units, const uint64_t *mult,
-    uint64_t *out)
-{
-	const char *p;
-	uint64_t v = 0, m = 1;
-	size_t i;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	for (p = s; isdigit((unsigned char)*p); p++) {
-		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	if (*p != '\0') {
-		for (i = 0; units[i] != '\0'; i++)
-			if (*p == units[i])
-				break;
-		if (units[i] == '\0' || p[1] != '\0')
-			return -EINVAL;
-		m = mult[i];
-	}
-	if (v != 0 && m > UINT64_MAX / v)
-		return -ERANGE;
-	*out = v * m;
-	return 0;
-}
-
-int
-config_parse_size(const char *s, uint64_t *out)
-{
-	static const uint64_t mult[] = { 1ULL << 10, 1ULL << 10, 1ULL << 20,
-	    1ULL << 30, 1ULL << 40 };
-	uint64_t v;
-	int r;
-
-	if (strcmp(s, "none") == 0) {
-		*out = 0;
-		return 0;
-	}
-	if ((r = config_parse_scaled(s, "kKMGT", mult, &v)) < 0)
-		return r;
-	if (v > INT64_MAX)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
-int
-config_parse_duration(const char *s, int64_t *out)
-{
-	static const uint64_t mult[] = { 1, 60, 3600, 86400, 7 * 86400 };
-	uint64_t v;
-	int r;
-
-	if (strcmp(s, "forever") == 0) {
-		*out = 0;
-		return 0;
-	}
-	if ((r = config_parse_scaled(s, "smhdw", mult, &v)) < 0)
-		return r;
-	/* Durations are later multiplied into nanoseconds. */
-	if (v > INT64_MAX / NSEC_PER_SEC)
-		return -ERANGE;
-	*out = (int64_t)v;
-	return 0;
-}
-
-int
-config_parse_percent(const char *s, unsigned *out)
-{
-	static const uint64_t mult[] = { 1 };
-	uint64_t v;
-	size_t len = strlen(s);
-	int r;
-
-	if (len < 2 || s[len - 1] != '%')
-		return -EINVAL;
-	if ((r = config_parse_scaled(s, "%", mult, &v)) < 0)
-		return r;
-	if (v > 100)
-		return -ERANGE;
-	*out = (unsigned)v;
-	return 0;
-}
-
 static int
 config_parse_bool(const char *s, bool *out)
 {
@@ -237,10 +151,14 @@ config_type_help(enum config_type t)
 		return "an absolute path";
 	case CT_BOOL:
 		return "yes or no";
-	case CT_SIZE:
-		return "a size such as 500M, 1G or none";
+	case CT_SIZE_LIMIT:
+		return "a size such as 500M or 1G, or unlimited";
 	case CT_DURATION:
-		return "a duration such as 90s, 12h, 30d or forever";
+		return "a duration such as 0s, 90s, 12h or 30d";
+	case CT_INTERVAL:
+		return "a duration above 0s such as 90s or 5m";
+	case CT_DURATION_LIMIT:
+		return "a duration such as 90s, 12h or 30d, or forever";
 	case CT_PERCENT:
 		return "a percentage such as 10%";
 	case CT_COUNT:
@@ -253,13 +171,16 @@ config_type_help(enum config_type t)
 	return "?";
 }
 
+/* 0, or -EINVAL/-ERANGE with *@why saying what is wrong with @v. */
 static int
-config_set(struct config *c, const struct config_key *k, const char *v)
+config_set(struct config *c, const struct config_key *k, const char *v,
+    const char **why)
 {
 	char *base = (char *)c + k->off;
 	uint64_t u;
 	int r;
 
+	*why = config_type_help(k->type);
 	switch (k->type) {
 	case CT_PATH:
 		if (v[0] != '/')
@@ -269,26 +190,26 @@ config_set(struct config *c, const struct config_key *k, const char *v)
 		return 0;
 	case CT_BOOL:
 		return config_parse_bool(v, (bool *)(void *)base);
-	case CT_SIZE:
-		return config_parse_size(v, (uint64_t *)(void *)base);
+	case CT_SIZE_LIMIT:
+		return parse_size_limit(v, (uint64_t *)(void *)base, why);
 	case CT_DURATION:
-		return config_parse_duration(v, (int64_t *)(void *)base);
+		return parse_duration(v, (int64_t *)(void *)base, why);
+	case CT_INTERVAL:
+		if ((r = parse_duration(v, (int64_t *)(void *)base, why)) < 0)
+			return r;
+		return *(int64_t *)(void *)base > 0 ? 0 : -EINVAL;
+	case CT_DURATION_LIMIT:
+		return parse_duration_limit(v, (int64_t *)(void *)base, why);
 	case CT_PERCENT:
-		return config_parse_percent(v, (unsigned *)(void *)base);
+		return parse_percent(v, (unsigned *)(void *)base, why);
 	case CT_COUNT:
-		if ((r = config_parse_size(v, &u)) < 0)
-			return r;
-		if (u < 1 || u > CONFIG_PASSES_MAX || !isdigit(
-		    (unsigned char)v[strlen(v) - 1]))
-			return -ERANGE;
-		*(unsigned *)(void *)base = (unsigned)u;
-		return 0;
 	case CT_LIMIT:
-		if ((r = config_parse_size(v, &u)) < 0)
-			return r;
-		if (u < 1 || u > CONFIG_LIMIT_MAX || !isdigit(
-		    (unsigned char)v[strlen(v) - 1]))
-			return -ERANGE;
+		if ((r = parse_uint(v, k->type == CT_COUNT ?
+		    CONFIG_PASSES_MAX : CONFIG_LIMIT_MAX, &u, why)) < 0 ||
+		    u < 1) {
+			*why = config_type_help(k->type);
+			return r < 0 ? r : -ERANGE;
+		}
 		*(unsigned *)(void *)base = (unsigned)u;
 		return 0;
 	case CT_GROUP:
@@ -301,6 +222,7 @@ static int
 config_add_fs(struct config *c, char **w, size_t nw, char *msg, size_t len)
 {
 	struct config_fs *f;
+	const char *why;
 	unsigned wm;
 	size_t i;
 
@@ -326,9 +248,8 @@ config_add_fs(struct config *c, char **w, size_t nw, char *msg, size_t len)
 			    w[2]);
 			return -EINVAL;
 		}
-		if (config_parse_percent(w[3], &wm) < 0) {
-			snprintf(msg, len, "watermark: \"%s\" is not %s", w[3],
-			    config_type_help(CT_PERCENT));
+		if (parse_percent(w[3], &wm, &why) < 0) {
+			snprintf(msg, len, "watermark: \"%s\": %s", w[3], why);
 			return -EINVAL;
 		}
 	}
@@ -344,6 +265,7 @@ static int
 config_line(struct config *c, bool *seen, char *line, char *msg, size_t len)
 {
 	char *w[CONFIG_WORDS + 1], *p, *save = NULL;
+	const char *why;
 	size_t nw = 0, i;
 
 	for (p = strtok_r(line, " \t\r", &save); p != NULL;
@@ -375,9 +297,12 @@ config_line(struct config *c, bool *seen, char *line, char *msg, size_t len)
 		return -EINVAL;
 	}
 	seen[i] = true;
-	if (config_set(c, &config_keys[i], w[1]) < 0) {
-		snprintf(msg, len, "%s: \"%s\" is not %s", w[0], w[1],
-		    config_type_help(config_keys[i].type));
+	if (config_set(c, &config_keys[i], w[1], &why) < 0) {
+		if (why == config_type_help(config_keys[i].type))
+			snprintf(msg, len, "%s: \"%s\" is not %s", w[0], w[1],
+			    why);
+		else
+			snprintf(msg, len, "%s: \"%s\": %s", w[0], w[1], why);
 		return -EINVAL;
 	}
 	return 0;

@@ -92,9 +92,6 @@ struct config {
 struct config	*config_load(const char *path, char *err, size_t errlen);
 struct config	*config_default(void);
 void		 config_free(struct config *);
-int		 config_parse_size(const char *, uint64_t *);
-int		 config_parse_duration(const char *, int64_t *);
-int		 config_parse_percent(const char *, unsigned *);
 
 /* ---- db.c ---- */
 struct db;

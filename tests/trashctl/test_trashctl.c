@@ -569,7 +569,7 @@ test_authz(void **state)
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "policy", "get", "user", "70006"), 0,
 	    out);
-	expect_str(out, "quota 1.0M, retention 7d");
+	expect_str(out, "quota 1M, retention 1w");
 	free(out);
 	check_rc(ctl(e, &A, &out, "policy", "set", "default", "quota",
 	    "1M"), 4, out);
@@ -1280,7 +1280,7 @@ test_policy_defaults(void **state)
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "quota",
 	    "2M", "retention", "400w"), 0, out);
-	expect_str(out, "default: quota 2.0M, retention 400w");
+	expect_str(out, "default: quota 2M, retention 400w");
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "watermark",
 	    "7%", "fs", e->t.fs), 0, out);
@@ -1308,11 +1308,11 @@ test_policy_defaults(void **state)
 	expect_str(out, "\"watermark\":7,");
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "policy", "get", "default"), 0, out);
-	expect_str(out, "default: quota 2.0M, retention 400w");
+	expect_str(out, "default: quota 2M, retention 400w");
 	expect_str(out, "default watermark on every filesystem: 3% free");
 	expect_str(out, "default watermark on ");
 	expect_str(out, ": 7% free");
-	expect_str(out, "trashd.conf: quota none, retention forever");
+	expect_str(out, "trashd.conf: quota unlimited, retention forever");
 	expect_str(out, "trashd.conf watermark on ");
 	expect_str(out, ": off");
 	free(out);
@@ -2573,6 +2573,214 @@ test_wipe_worker_sandbox(void **state)
 	audit_says(e, "wiped", "4194304 bytes", 100);
 }
 
+/* ==== issue 12 (base: one parser) and 13: times and sizes as typed ==== */
+
+/*
+ * Times for list, audit and restore as people type them.  A bare number
+ * was seconds: "list -o 3 days" meant 3 seconds ago plus a path "days",
+ * and listed nothing, successfully.  It is refused now, the unit named.
+ */
+static void
+test_times_typed(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL, old[32];
+
+	/* One entry of 2023, one of a minute ago. */
+	stage(e, UA, "old", "home/a/old", 1700000001, "o", 1, 0644);
+	stage(e, UA, "new", "home/a/new", (int64_t)time(NULL) - 60, "n", 1,
+	    0644);
+	wait_count(e, UA, 2);
+	check_rc(ctl(e, &A, &out, "list", "--json", "-o", "3", "days"), 2,
+	    out);
+	expect_str(out, "3: a time needs a unit");
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "--json", "-o", "3d"), 0, out);
+	assert_int_equal(count_str(out, "\"id\":"), 1);
+	expect_str(out, "home/a/old\"");
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "--json", "--older-than",
+	    "3 days ago"), 0, out);
+	assert_int_equal(count_str(out, "\"id\":"), 1);
+	expect_str(out, "home/a/old\"");
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "--json", "-N", "yesterday"), 0,
+	    out);
+	assert_int_equal(count_str(out, "\"id\":"), 1);
+	expect_str(out, "home/a/new\"");
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "--json", "-N", "today", "-o",
+	    "now"), 0, out);
+	free(out);
+	/* A date, with a time to the minute; either side of 2023-11-14. */
+	check_rc(ctl(e, &A, &out, "list", "--json", "-o",
+	    "2023-11-16T00:00"), 0, out);
+	assert_int_equal(count_str(out, "\"id\":"), 1);
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "--json", "-o", "2023-11-13"), 0,
+	    out);
+	assert_int_equal(count_str(out, "\"id\":"), 0);
+	free(out);
+	/* Junk, a day that is not, a unit of nothing: usage errors. */
+	check_rc(ctl(e, &A, &out, "list", "-o", "2023-02-30"), 2, out);
+	expect_str(out, "not a time");
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "-N", "3y"), 2, out);
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-S", "3"), 2, out);
+	expect_str(out, "needs a unit");
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-S", "2 weeks ago", "-U",
+	    "today"), 0, out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "restore", "-b", "60", "/x"), 2, out);
+	expect_str(out, "needs a unit");
+	free(out);
+	/* @SECONDS is still the exact form. */
+	snprintf(old, sizeof(old), "@%d", 1700000002);
+	check_rc(ctl(e, &A, &out, "list", "--json", "-o", old), 0, out);
+	assert_int_equal(count_str(out, "\"id\":"), 1);
+	free(out);
+}
+
+/*
+ * policy set: a quota or retention of 0 meant none / forever, silently.
+ * Refused now, naming the words, which are accepted; and a duration is
+ * echoed as it was typed (90d, not 12w).
+ */
+static void
+test_policy_typed(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70001",
+	    "quota", "0"), 2, out);
+	expect_str(out, "say unlimited");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70001",
+	    "retention", "0"), 2, out);
+	expect_str(out, "say forever");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "retention",
+	    "0s"), 2, out);
+	expect_str(out, "say forever");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70001",
+	    "retention", "30"), 2, out);
+	expect_str(out, "needs a unit");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70001",
+	    "quota", "1.5G"), 2, out);
+	expect_str(out, "1536M");
+	free(out);
+	/* Nothing of the refused ones was stored. */
+	check_rc(ctl(e, &ADM, &out, "policy", "get", "user", "70001"), 0,
+	    out);
+	expect_str(out, "quota inherit, retention inherit");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70001",
+	    "quota", "unlimited", "retention", "90d"), 0, out);
+	expect_str(out, "quota unlimited, retention 90d");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70002",
+	    "quota", "1536M", "retention", "forever"), 0, out);
+	expect_str(out, "quota 1536M, retention forever");
+	free(out);
+	check_rc(ctl(e, &A, &out, "quota"), 0, out);
+	expect_str(out, "unlimited");
+	expect_str(out, "90d");
+	free(out);
+}
+
+/*
+ * trashd(8) -n and a real start on a trashd.conf with "retention 0" on
+ * line 4: refused with FILE:LINE (it silently meant forever).
+ */
+static int
+td_check(const char *conf, bool check, char **out)
+{
+	char buf[4096];
+	size_t len = 0;
+	ssize_t r;
+	int p[2], status, i;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execl(trashd_bin, "trashd", check ? "-n" : "-d", "-f", conf,
+		    (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	/* One that starts would never end: bounded, then killed. */
+	for (i = 0; i < 500 * slow; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		msleep(10);
+	}
+	if (i == 500 * slow) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	while (len < sizeof(buf) - 1 &&
+	    (r = read(p[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)r;
+	buf[len] = '\0';
+	close(p[0]);
+	*out = xstrdup(buf);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static void
+test_conf_zero(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "retention 0", "say forever" },
+		{ "quota 0", "say unlimited" },
+		{ "client-timeout 30", "needs a unit" },
+	};
+	struct env *e = *state;
+	char conf[PATH_MAX], text[PATH_MAX * 3], want[PATH_MAX + 64];
+	char *out = NULL;
+	size_t i;
+	int rc;
+
+	snprintf(conf, sizeof(conf), "%s/zero.conf", e->t.root);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "database %s/zero.db\n"
+		    "filesystem %s\nsocket %s/zero.sock\n%s\n", e->t.root,
+		    e->t.fs, e->t.root, bad[i][0]);
+		tl_write_file(conf, text, strlen(text));
+		snprintf(want, sizeof(want), "%s:4: ", conf);
+		rc = td_check(conf, true, &out);
+		if (rc == 0 || strstr(out, want) == NULL ||
+		    strstr(out, bad[i][1]) == NULL)
+			fail_msg("trashd -n, %s: exit %d: %s", bad[i][0], rc,
+			    out);
+		free(out);
+		rc = td_check(conf, false, &out);
+		if (rc == 0 || rc == 128 || strstr(out, want) == NULL)
+			fail_msg("trashd -d, %s: exit %d: %s", bad[i][0], rc,
+			    out);
+		free(out);
+	}
+	/* The words are accepted. */
+	snprintf(text, sizeof(text), "database %s/zero.db\nfilesystem %s\n"
+	    "socket %s/zero.sock\nretention forever\nquota unlimited\n",
+	    e->t.root, e->t.fs, e->t.root);
+	tl_write_file(conf, text, strlen(text));
+	rc = td_check(conf, true, &out);
+	if (rc != 0)
+		fail_msg("trashd -n: exit %d: %s", rc, out);
+	free(out);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -2619,6 +2827,13 @@ main(int argc, char *argv[])
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_wipe_worker_sandbox,
 		    setup, teardown),
+		/* issue 12 base and 13: times and sizes as typed (wt-parse) */
+		cmocka_unit_test_setup_teardown(test_times_typed, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_policy_typed, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_conf_zero, setup,
+		    teardown),
 	};
 
 	if (argc != 3) {

@@ -108,49 +108,36 @@ test_defaults(void **state)
 	config_free(c);
 }
 
+/*
+ * The words for "no limit" (common/parse.c has the table of sizes and
+ * durations): unlimited (or none) and forever, stored as 0.
+ */
 static void
 test_units(void **state)
 {
-	uint64_t u;
-	int64_t s;
-	unsigned p;
+	struct config *c;
+	char err[512];
 
 	(void)state;
-	assert_int_equal(config_parse_size("1G", &u), 0);
-	assert_int_equal(u, 1073741824ULL);
-	assert_int_equal(config_parse_size("500M", &u), 0);
-	assert_int_equal(u, 500ULL * 1048576);
-	assert_int_equal(config_parse_size("4k", &u), 0);
-	assert_int_equal(u, 4096);
-	assert_int_equal(config_parse_size("123", &u), 0);
-	assert_int_equal(u, 123);
-	assert_int_equal(config_parse_size("none", &u), 0);
-	assert_int_equal(u, 0);
-	assert_true(config_parse_size("1X", &u) < 0);
-	assert_true(config_parse_size("", &u) < 0);
-	assert_true(config_parse_size("-1", &u) < 0);
-	assert_true(config_parse_size("1GG", &u) < 0);
-	assert_true(config_parse_size("99999999999999999999", &u) < 0);
-	assert_true(config_parse_size("16777216T", &u) < 0);
-	assert_int_equal(config_parse_duration("30d", &s), 0);
-	assert_int_equal(s, 2592000);
-	assert_int_equal(config_parse_duration("12h", &s), 0);
-	assert_int_equal(s, 43200);
-	assert_int_equal(config_parse_duration("90s", &s), 0);
-	assert_int_equal(s, 90);
-	assert_int_equal(config_parse_duration("2w", &s), 0);
-	assert_int_equal(s, 1209600);
-	assert_int_equal(config_parse_duration("forever", &s), 0);
-	assert_int_equal(s, 0);
-	assert_true(config_parse_duration("10y", &s) < 0);
-	assert_true(config_parse_duration("d", &s) < 0);
-	assert_true(config_parse_duration("99999999999d", &s) < 0);
-	assert_int_equal(config_parse_percent("10%", &p), 0);
-	assert_int_equal(p, 10);
-	assert_int_equal(config_parse_percent("100%", &p), 0);
-	assert_true(config_parse_percent("101%", &p) < 0);
-	assert_true(config_parse_percent("10", &p) < 0);
-	assert_true(config_parse_percent("%", &p) < 0);
+	c = load("quota unlimited\nretention forever\nwipe-rate 8M\n"
+	    "audit-retention forever\nclient-timeout forever\n"
+	    "restore-timeout 2m\ngrace 0s\nmin-age 0s\n", err, sizeof(err));
+	if (c == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(c->quota, 0);
+	assert_int_equal(c->retention, 0);
+	assert_int_equal(c->wipe_rate, 8 << 20);
+	assert_int_equal(c->audit_retention, 0);
+	assert_int_equal(c->client_timeout, 0);
+	assert_int_equal(c->restore_timeout, 120);
+	assert_int_equal(c->grace, 0);
+	config_free(c);
+	c = load("quota none\nwipe-rate unlimited\n", err, sizeof(err));
+	if (c == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(c->quota, 0);
+	assert_int_equal(c->wipe_rate, 0);
+	config_free(c);
 }
 
 /* Each bad config must name the file and the line that is wrong. */
@@ -163,11 +150,23 @@ test_bad_lines(void **state)
 		const char	*what;
 	} cases[] = {
 		{ "quota 1G\n\nfrobnicate yes\n", 3, "unknown key \"frobnicate\"" },
-		{ "# x\nquota lots\n", 2, "quota: \"lots\" is not a size" },
-		{ "retention 30x\n", 1, "retention: \"30x\" is not a duration" },
+		{ "# x\nquota lots\n", 2, "quota: \"lots\": not a size" },
+		{ "retention 30x\n", 1, "retention: \"30x\": not a duration" },
 		{ "retention\n", 1, "retention: expected one value" },
-		{ "watermark 10\n", 1, "watermark: \"10\" is not a percentage" },
-		{ "watermark 120%\n", 1, "is not a percentage" },
+		{ "watermark 10\n", 1, "watermark: \"10\": not a percentage" },
+		{ "watermark 120%\n", 1, "not a percentage" },
+		/* No silent meaning for 0 or for a bare number (issue 13). */
+		{ "retention 0\n", 1, "retention: \"0\": 0 is refused: say "
+		    "forever" },
+		{ "retention 0s\n", 1, "say forever" },
+		{ "audit-retention 0d\n", 1, "say forever" },
+		{ "quota 0\n", 1, "quota: \"0\": 0 is refused: say unlimited" },
+		{ "wipe-rate 0\n", 1, "say unlimited" },
+		{ "client-timeout 30\n", 1, "a duration needs a unit" },
+		{ "grace 3600\n", 1, "a duration needs a unit" },
+		{ "grace forever\n", 1, "not a duration" },
+		{ "policy-interval 0s\n", 1, "above 0s" },
+		{ "quota 1.5G\n", 1, "not a size" },
 		{ "create-trash maybe\n", 1, "yes or no" },
 		{ "wipe-passes 0\n", 1, "wipe-passes" },
 		{ "wipe-passes 99\n", 1, "wipe-passes" },
