@@ -181,7 +181,8 @@ struct index_filter {
 struct usage {
 	uint32_t	 uid;
 	int64_t		 count;
-	int64_t		 bytes;
+	int64_t		 bytes;		/* apparent sizes, as shown */
+	int64_t		 alloc;		/* allocated (st_blocks * 512): quotas */
 };
 
 const char *entry_state_name(enum entry_state);
