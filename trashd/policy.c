@@ -52,6 +52,11 @@ static struct policy_account policy_accounts[POLICY_ACCOUNT_CACHE];
 #define POLICY_PAGE		1024
 /* New entries queued between runs (16 bytes each); more: a full run. */
 #define POLICY_NEW_MAX		65536
+/*
+ * New entries a run takes, the oldest queued; the rest go to the next run
+ * (daemon_policy_new()), so that a flood of them does not hold the loop.
+ */
+#define POLICY_FRESH_STEP	512
 
 static const char *
 policy_kind_name(enum policy_kind k)
@@ -668,7 +673,8 @@ policy_quota_user(struct trashd *d, struct tfs *fs, uint32_t uid)
  * at once), the quota of the users who got them, the watermark (cheap
  * unless crossed).  Its cost follows the new entries, not the index: a
  * burst of deletions into a large trash does not pay for runs over all
- * of it.  Retention and grace periods ending later are the full run's.
+ * of it, and takes POLICY_FRESH_STEP of them a run.  Retention and grace
+ * periods ending later are the full run's.
  */
 int
 policy_fresh(struct trashd *d, int64_t now)
@@ -677,7 +683,7 @@ policy_fresh(struct trashd *d, int64_t now)
 	struct statvfs sv;
 	struct entry e;
 	struct tfs *fs;
-	size_t nusers = 0, i, k, nwipe = 0;
+	size_t nusers = 0, i, k, nwipe = 0, step;
 	bool every_user = false;
 	int r;
 
@@ -685,8 +691,9 @@ policy_fresh(struct trashd *d, int64_t now)
 		return 0;
 	if ((r = db_begin(d->db)) < 0)
 		return r;
+	step = d->nfresh < POLICY_FRESH_STEP ? d->nfresh : POLICY_FRESH_STEP;
 	/* A purge that finds the index stale rescans: the queue may grow. */
-	for (i = 0; i < d->nfresh; i++) {
+	for (i = 0; i < step; i++) {
 		if (index_get(d->db, d->fresh[i].id, &e) < 0)
 			continue;
 		fs = daemon_fs(d, e.fs_id);
@@ -720,7 +727,12 @@ policy_fresh(struct trashd *d, int64_t now)
 		}
 		entry_clear(&e);
 	}
-	d->nfresh = 0;
+	/* The queue may have grown past @step meanwhile: keep the rest. */
+	memmove(d->fresh, d->fresh + step, (d->nfresh - step) *
+	    sizeof(*d->fresh));
+	d->nfresh -= step;
+	if (d->nfresh > 0)
+		daemon_policy_new(d);
 	if (nwipe > 0)
 		wipe_kick(d);
 	for (k = 0; k < nusers && !every_user; k++)

@@ -557,6 +557,31 @@ test_quota_sparse(void **state)
 	assert_true(in_trash(s, 3200, "sparse"));
 }
 
+/*
+ * Issue 12, finding 7: a flood of new entries is taken a bounded number
+ * per run (the rest on the next), not all in one turn of the loop.
+ */
+static void
+test_fresh_bounded(void **state)
+{
+	struct state *s = *state;
+	int64_t now = time(NULL) * NSEC_PER_SEC;
+	size_t left;
+	int i, runs = 0;
+
+	for (i = 0; i < 1500; i++)
+		policy_new_entry(&s->d, 1000000 + i, false);	/* no rows */
+	assert_int_equal(s->d.nfresh, 1500);
+	while (s->d.nfresh > 0 && runs < 100) {
+		left = s->d.nfresh;
+		assert_int_equal(policy_fresh(&s->d, now), 0);
+		assert_true(left - s->d.nfresh <= 512);
+		runs++;
+	}
+	assert_int_equal(s->d.nfresh, 0);
+	assert_int_equal(runs, 3);
+}
+
 int
 main(void)
 {
@@ -576,6 +601,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_watermark_fair, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_quota_sparse, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_fresh_bounded, setup,
 		    teardown),
 	};
 
