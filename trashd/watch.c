@@ -24,8 +24,13 @@
 	IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 #define WATCH_UID_MASK		(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | \
 	IN_ATTRIB | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_ONLYDIR)
-/* Names that left in one batch, checked once the batch is read. */
+/* Names that left in one turn, checked once the turn's events are read. */
 #define WATCH_GONE_MAX		256
+
+struct watch_gone {
+	int	 wd;
+	char	 name[NAME_MAX + 1];
+};
 /*
  * Events are read this long after the first of them arrives, so that a
  * burst of deletions is indexed in a few transactions rather than one per
@@ -233,7 +238,7 @@ watch_new_uid(struct trashd *d, struct tfs *fs, const char *name)
 
 static void
 watch_event(struct trashd *d, const struct inotify_event *ev,
-    struct inotify_event **gone, size_t *ngone)
+    struct watch_gone *gone, size_t *ngone)
 {
 	struct tfs *fs;
 	struct tuid *tu;
@@ -275,7 +280,10 @@ watch_event(struct trashd *d, const struct inotify_event *ev,
 			    strerror(-r));
 	} else if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
 		if (*ngone < WATCH_GONE_MAX) {
-			gone[(*ngone)++] = (struct inotify_event *)ev;
+			gone[*ngone].wd = ev->wd;
+			/* NUL-padded by the kernel, within NAME_MAX. */
+			snprintf(gone[(*ngone)++].name, sizeof(gone[0].name),
+			    "%s", ev->name);
 		} else {
 			d->rescan = true;
 		}
@@ -284,9 +292,10 @@ watch_event(struct trashd *d, const struct inotify_event *ev,
 
 /*
  * Read the queued events, WATCH_TURN_EVENTS or a few more: 1 if some may
- * be left for the next turn.  A batch is one transaction; names that left
- * are checked after the batch, so that a rename inside the trash (whose
- * IN_MOVED_TO updates the row) is not taken for a departure.
+ * be left for the next turn.  A turn is one transaction; names that left
+ * are checked at its end, so that a rename inside the trash (whose
+ * IN_MOVED_TO updates the row) is not taken for a departure even when
+ * its two events come in different reads.
  */
 int
 watch_read(struct trashd *d)
@@ -294,17 +303,20 @@ watch_read(struct trashd *d)
 	/* About 128 events a read (names up to 16 bytes). */
 	char buf[4 * 1024]
 	    __attribute__((aligned(__alignof__(struct inotify_event))));
-	struct inotify_event *gone[WATCH_GONE_MAX], *ev;
+	static struct watch_gone gone[WATCH_GONE_MAX];
+	struct inotify_event *ev;
 	struct tuid *tu;
 	struct tfs *fs;
-	size_t ngone, i, nev = 0;
+	size_t ngone = 0, i, nev = 0;
 	ssize_t n;
 	char *p;
-	int r = 0;
+	int r = 0, e;
 
+	if (db_begin(d->db) < 0)
+		return -EIO;
 	for (;;) {
 		if (nev >= WATCH_TURN_EVENTS) {
-			r = r < 0 ? r : 1;
+			r = 1;
 			break;
 		}
 		n = read(d->inotify_fd, buf, sizeof(buf));
@@ -317,25 +329,21 @@ watch_read(struct trashd *d)
 		}
 		if (n == 0)
 			break;
-		ngone = 0;
-		if (db_begin(d->db) < 0)
-			return -EIO;
 		for (p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
 			ev = (struct inotify_event *)(void *)p;
 			watch_event(d, ev, gone, &ngone);
 			nev++;
 		}
-		for (i = 0; i < ngone; i++) {
-			if ((fs = watch_find(d, gone[i]->wd, &tu)) == NULL ||
-			    tu == NULL)
-				continue;
-			if ((r = scan_gone(d, fs, tu, gone[i]->name)) < 0)
-				log_warnx("watch: %s/.trash/%u: %s", fs->path,
-				    tu->uid, strerror(-r));
-		}
-		if (db_commit(d->db) < 0)
-			r = -EIO;
 	}
+	for (i = 0; i < ngone; i++) {
+		if ((fs = watch_find(d, gone[i].wd, &tu)) == NULL || tu == NULL)
+			continue;
+		if ((e = scan_gone(d, fs, tu, gone[i].name)) < 0)
+			log_warnx("watch: %s/.trash/%u: %s", fs->path, tu->uid,
+			    strerror(-e));
+	}
+	if (db_commit(d->db) < 0)
+		r = -EIO;
 	if (d->rescan)
 		watch_overflow(d);
 	return r;
