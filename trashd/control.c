@@ -51,6 +51,12 @@
 #define CONTROL_LIST_PAGE	256
 #define CONTROL_LIST_HIGH	(256 * 1024)
 #define CONTROL_LIST_LOW	(64 * 1024)
+/*
+ * Entries an "empty" purges per loop turn (some 100 us each, a unlink and
+ * an audit row): a large trash is emptied over many turns, one
+ * transaction each, and other clients are answered in between.
+ */
+#define CONTROL_EMPTY_STEP	128
 /* Restores running at once, of everyone; more are told to retry.  Each
  * uid has restore-max of them (trashd.conf). */
 #define CONTROL_RESTORES_MAX	16
@@ -66,6 +72,7 @@ struct control_conn {
 	bool			 eof;		/* the client shut its side */
 	struct restore_job	*job;
 	struct control_list	*list;		/* a list being sent */
+	struct control_empty	*empty;		/* an empty going on */
 	uint8_t			 rbuf[PROTO_HDR_LEN + PROTO_MSG_MAX];
 	/*
 	 * What the audit row of the current request says: the target in
@@ -87,6 +94,7 @@ struct control {
 
 static void	control_conn_free(struct control_conn *);
 static void	control_list_free(struct control_conn *);
+static void	control_empty_free(struct control_conn *);
 static void	control_arm(struct control_conn *);
 
 const struct peer *
@@ -290,6 +298,7 @@ control_conn_free(struct control_conn *c)
 	if (c->job != NULL)
 		restore_detach(c->job);
 	control_list_free(c);
+	control_empty_free(c);
 	TAILQ_REMOVE(&ctl->conns, c, entry);
 	ctl->nconns--;
 	event_free(c->deadline);
@@ -1258,54 +1267,121 @@ control_wipe(struct control_conn *c, const struct proto_msg *m)
 	entry_list_free(&l);
 }
 
+/*
+ * "empty": every live entry of a uid purged, CONTROL_EMPTY_STEP a loop
+ * turn, oldest first.  A client that goes away stops it; what was purged
+ * stays purged.
+ */
+struct control_empty {
+	struct event		*ev;
+	size_t			 fsi;	/* d->fs[fsi] */
+	struct index_filter	 f;	/* its cursor */
+	int64_t			 done, failed, bytes;
+};
+
 static void
-control_empty(struct control_conn *c, const struct proto_msg *m)
+control_empty_free(struct control_conn *c)
 {
+	if (c->empty == NULL)
+		return;
+	event_free(c->empty->ev);
+	free(c->empty);
+	c->empty = NULL;
+}
+
+/* One step; true when the trash is empty (or cannot be emptied more). */
+static bool
+control_empty_step(struct control_conn *c)
+{
+	struct control_empty *z = c->empty;
 	struct trashd *d = c->d;
-	struct index_filter f = { .states = ENTRY_LIVE };
-	struct entry_list l;
-	struct proto_buf *b;
-	int64_t done = 0, failed = 0, bytes = 0;
-	uint32_t uid;
-	size_t i, j;
+	struct entry_list l = { 0 };
+	size_t i;
 	int r;
 
-	if (control_target_uid(c, m, &uid) < 0)
-		return;
-	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
-	f.uid = uid;
-	for (i = 0; i < d->nfs; i++) {
-		f.fs_id = d->fs[i].id;
-		if ((r = index_list(d->db, &f, &l)) < 0) {
-			control_reply_error(c, -r, "index: %s", strerror(-r));
-			return;
+	while (z->fsi < d->nfs) {
+		z->f.fs_id = d->fs[z->fsi].id;
+		z->f.limit = CONTROL_EMPTY_STEP;
+		if ((r = index_list(d->db, &z->f, &l)) < 0) {
+			log_warnx("control: empty: index: %s", strerror(-r));
+			return true;
+		}
+		if (l.n == 0) {
+			entry_list_free(&l);
+			z->fsi++;
+			z->f.after = false;
+			continue;
 		}
 		(void)db_begin(d->db);
-		for (j = 0; j < l.n; j++) {
-			r = policy_purge(d, &d->fs[i], &l.v[j], "empty",
+		for (i = 0; i < l.n; i++) {
+			r = policy_purge(d, &d->fs[z->fsi], &l.v[i], "empty",
 			    c->peer.uid, c->peer.pid);
 			if (r == 0) {
-				done++;
-				bytes += l.v[j].size;
+				z->done++;
+				z->bytes += l.v[i].size;
 			} else {
-				failed++;
-				control_result_msg(c, &l.v[j], -r,
+				z->failed++;
+				control_result_msg(c, &l.v[i], -r,
 				    strerror(-r));
 			}
 		}
 		(void)db_commit(d->db);
+		z->f.after = true;
+		z->f.after_ns = l.v[l.n - 1].deleted_ns;
+		z->f.after_id = l.v[l.n - 1].id;
 		entry_list_free(&l);
+		return false;
 	}
-	wipe_kick(d);
+	return true;
+}
+
+static void
+control_empty_turn(evutil_socket_t fd, short ev, void *arg)
+{
+	static const struct timeval now = { 0, 0 };
+	struct control_conn *c = arg;
+	struct control_empty *z = c->empty;
+	struct proto_buf *b;
+
+	(void)fd;
+	(void)ev;
+	if (!control_empty_step(c)) {
+		evtimer_add(z->ev, &now);
+		return;
+	}
+	wipe_kick(c->d);
 	snprintf(c->result, sizeof(c->result), "ok: %" PRId64 " emptied, %"
-	    PRId64 " failed", done, failed);
+	    PRId64 " failed", z->done, z->failed);
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_OK);
-	proto_num(b, A_DONE, done);
-	proto_num(b, A_FAILED, failed);
-	proto_num(b, A_BYTES, bytes);
+	proto_num(b, A_DONE, z->done);
+	proto_num(b, A_FAILED, z->failed);
+	proto_num(b, A_BYTES, z->bytes);
 	control_reply_ok(c, b);
 	free(b);
+	control_empty_free(c);
+	control_audit(c, "empty");
+	control_request_done(c);
+}
+
+static void
+control_empty(struct control_conn *c, const struct proto_msg *m)
+{
+	static const struct timeval now = { 0, 0 };
+	struct control_empty *z;
+	uint32_t uid;
+
+	if (control_target_uid(c, m, &uid) < 0)
+		return;
+	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
+	z = xcalloc(1, sizeof(*z));
+	z->f.uid = uid;
+	z->f.states = ENTRY_LIVE;
+	if ((z->ev = evtimer_new(c->d->base, control_empty_turn, c)) == NULL)
+		fatalx("control: cannot add the empty timer");
+	c->empty = z;
+	/* From the loop, the first step too; audited when it is over. */
+	evtimer_add(z->ev, &now);
 }
 
 /* ---- dispatch ---- */
@@ -1350,6 +1426,11 @@ control_dispatch(struct control_conn *c, const struct proto_hdr *h,
 	}
 	c->busy = true;
 	control_verbs[h->type - MSG_STATUS](c, m);
+	/* An empty under way audits itself when it is over. */
+	if (c->empty != NULL) {
+		free(m);
+		return;
+	}
 out:
 	control_audit(c, verb);
 	free(m);

@@ -386,9 +386,9 @@ index_count(struct db *db, const struct index_filter *f, int64_t *n)
 int
 index_usage(struct db *db, int64_t fs_id, uint32_t uid, struct usage *u)
 {
-	/* One row of the table the triggers of schema/0003 keep. */
+	/* One row of the table the triggers of schema/0003, 0006 keep. */
 	static const char sql[] =
-	    "SELECT count, bytes FROM usage WHERE fs_id = ?1 AND "
+	    "SELECT count, bytes, alloc FROM usage WHERE fs_id = ?1 AND "
 	    "trash_uid = ?2";
 	sqlite3_stmt *st;
 	int r;
@@ -400,10 +400,12 @@ index_usage(struct db *db, int64_t fs_id, uint32_t uid, struct usage *u)
 	u->uid = uid;
 	u->count = 0;
 	u->bytes = 0;
+	u->alloc = 0;
 	if ((r = db_row(db, st)) <= 0)
 		return r;
 	u->count = sqlite3_column_int64(st, 0);
 	u->bytes = sqlite3_column_int64(st, 1);
+	u->alloc = sqlite3_column_int64(st, 2);
 	sqlite3_reset(st);
 	return 0;
 }
@@ -412,7 +414,7 @@ int
 index_usage_all(struct db *db, int64_t fs_id, struct usage **out, size_t *n)
 {
 	static const char sql[] =
-	    "SELECT trash_uid, sum(count), sum(bytes) FROM usage "
+	    "SELECT trash_uid, sum(count), sum(bytes), sum(alloc) FROM usage "
 	    "WHERE (?1 < 0 OR fs_id = ?1) AND count > 0 "
 	    "GROUP BY trash_uid ORDER BY trash_uid";
 	struct usage *v = NULL;
@@ -431,6 +433,7 @@ index_usage_all(struct db *db, int64_t fs_id, struct usage **out, size_t *n)
 		v[cnt].uid = (uint32_t)sqlite3_column_int64(st, 0);
 		v[cnt].count = sqlite3_column_int64(st, 1);
 		v[cnt].bytes = sqlite3_column_int64(st, 2);
+		v[cnt].alloc = sqlite3_column_int64(st, 3);
 		cnt++;
 	}
 	if (r < 0) {

@@ -52,6 +52,11 @@ static struct policy_account policy_accounts[POLICY_ACCOUNT_CACHE];
 #define POLICY_PAGE		1024
 /* New entries queued between runs (16 bytes each); more: a full run. */
 #define POLICY_NEW_MAX		65536
+/*
+ * New entries a run takes, the oldest queued; the rest go to the next run
+ * (daemon_policy_new()), so that a flood of them does not hold the loop.
+ */
+#define POLICY_FRESH_STEP	512
 
 static const char *
 policy_kind_name(enum policy_kind k)
@@ -469,50 +474,83 @@ out:
 	return r;
 }
 
+/*
+ * Purge the rows of @f oldest first until @want bytes (allocated: what
+ * the filesystem gets back) are freed; the bytes freed.
+ */
+static int64_t
+policy_purge_upto(struct trashd *d, struct tfs *fs, struct index_filter *f,
+    const char *reason, int64_t want)
+{
+	struct entry_list l = { 0 };
+	int64_t freed = 0;
+	size_t i;
+
+	while (freed < want && policy_page(d, f, &l) == 0 && l.n > 0)
+		for (i = 0; i < l.n && freed < want; i++)
+			if (policy_purge(d, fs, &l.v[i], reason, 0,
+			    getpid()) == 0)
+				freed += l.v[i].alloc;
+	entry_list_free(&l);
+	return freed;
+}
+
+/*
+ * A user's trash over quota: oldest first, until the rest fits.  Quotas
+ * count allocated bytes, not apparent sizes: a sparse file of a huge
+ * size holds only its blocks, and purging for it would empty the trash.
+ */
+static int
+policy_quota_of(struct trashd *d, struct tfs *fs, const struct usage *u)
+{
+	struct index_filter f = { .fs_id = fs->id, .uid = u->uid,
+	    .states = ENTRY_LIVE };
+	struct policy p;
+	int r;
+
+	if ((r = policy_effective(d, u->uid, &p)) < 0)
+		return r;
+	if (p.quota == 0 || u->alloc <= p.quota)
+		return 0;
+	(void)policy_purge_upto(d, fs, &f, "quota", u->alloc - p.quota);
+	return 0;
+}
+
 int
 policy_quota(struct trashd *d, struct tfs *fs)
 {
-	struct index_filter f;
-	struct entry_list l = { 0 };
 	struct usage *u = NULL;
-	struct policy p;
-	size_t n = 0, i, j;
-	int64_t bytes;
+	size_t n = 0, i;
 	int r;
 
 	if ((r = index_usage_all(d->db, fs->id, &u, &n)) < 0)
 		return r;
-	for (i = 0; i < n; i++) {
-		if ((r = policy_effective(d, u[i].uid, &p)) < 0)
-			goto out;
-		if (p.quota == 0 || u[i].bytes <= p.quota)
-			continue;
-		memset(&f, 0, sizeof(f));
-		f.fs_id = fs->id;
-		f.states = ENTRY_LIVE;
-		f.uid = u[i].uid;
-		/* Oldest first, until the rest fits. */
-		bytes = u[i].bytes;
-		while (bytes > p.quota && policy_page(d, &f, &l) == 0 &&
-		    l.n > 0) {
-			for (j = 0; j < l.n && bytes > p.quota; j++) {
-				r = policy_purge(d, fs, &l.v[j], "quota", 0,
-				    getpid());
-				if (r == 0)
-					bytes -= l.v[j].size;
-			}
-		}
-		entry_list_free(&l);
-	}
-	r = 0;
-out:
+	for (i = 0; i < n; i++)
+		if ((r = policy_quota_of(d, fs, &u[i])) < 0)
+			break;
 	free(u);
-	return r;
+	return r < 0 ? r : 0;
+}
+
+/* The largest users first. */
+static int
+policy_by_alloc(const void *a, const void *b)
+{
+	const struct usage *x = a, *y = b;
+
+	return x->alloc < y->alloc ? 1 : x->alloc > y->alloc ? -1 :
+	    x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
 /*
- * Free space below the watermark: purge oldest first across users until
- * the space they hold (and what the wipe queue will free) covers the gap.
+ * Free space below the watermark: purge until the space the trash holds
+ * (and what the wipe queue will free) covers the gap, the users over
+ * their share first.  A user's share is an equal part of what the trash
+ * holds on the filesystem: the allocated bytes of its live entries over
+ * the number of users who have any.  Those over it are purged first, the
+ * largest first, each oldest first and down to the share at most; only
+ * if that is not enough, everyone, oldest first.  One user filling the
+ * disk through the trash loses their own entries before anyone else's.
  * Freed blocks show in statvfs only after the journal commits, so the
  * entries' allocated sizes are counted rather than statvfs re-read.
  */
@@ -523,10 +561,11 @@ policy_watermark(struct trashd *d, struct tfs *fs, uint64_t total,
 	struct index_filter f = { .fs_id = fs->id, .uid = -1,
 	    .states = ENTRY_STATE_MASK(ENTRY_WIPING) };
 	struct entry_list l = { 0 };
+	struct usage *u = NULL;
 	long double want;
 	unsigned wm = policy_fs_watermark(d, fs);
-	int64_t need;
-	size_t i;
+	int64_t need, held = 0, share;
+	size_t i, n = 0;
 	int r;
 
 	if (wm == 0 || total == 0)
@@ -543,19 +582,28 @@ policy_watermark(struct trashd *d, struct tfs *fs, uint64_t total,
 		return 0;
 	log_info("policy: %s: free space below %u%%: purging %" PRId64
 	    " bytes", fs->path, wm, need);
+	if ((r = index_usage_all(d->db, fs->id, &u, &n)) < 0)
+		return r;
+	for (i = 0; i < n; i++)
+		held += u[i].alloc;
+	share = n > 0 ? held / (int64_t)n : 0;
+	qsort(u, n, sizeof(*u), policy_by_alloc);
+	for (i = 0; i < n && need > 0 && u[i].alloc > share; i++) {
+		memset(&f, 0, sizeof(f));
+		f.fs_id = fs->id;
+		f.uid = u[i].uid;
+		f.states = ENTRY_LIVE;
+		need -= policy_purge_upto(d, fs, &f, "watermark",
+		    u[i].alloc - share < need ? u[i].alloc - share : need);
+	}
+	free(u);
+	if (need <= 0)
+		return 0;
 	memset(&f, 0, sizeof(f));
 	f.fs_id = fs->id;
 	f.uid = -1;
 	f.states = ENTRY_LIVE;
-	while (need > 0 && (r = policy_page(d, &f, &l)) == 0 && l.n > 0) {
-		for (i = 0; i < l.n && need > 0; i++) {
-			r = policy_purge(d, fs, &l.v[i], "watermark", 0,
-			    getpid());
-			if (r == 0)
-				need -= l.v[i].alloc;
-		}
-	}
-	entry_list_free(&l);
+	(void)policy_purge_upto(d, fs, &f, "watermark", need);
 	return 0;
 }
 
@@ -611,32 +659,12 @@ struct policy_user {
 static int
 policy_quota_user(struct trashd *d, struct tfs *fs, uint32_t uid)
 {
-	struct index_filter f = { .fs_id = fs->id, .uid = uid,
-	    .states = ENTRY_LIVE };
-	struct entry_list l = { 0 };
-	struct policy p;
 	struct usage u;
-	size_t j;
-	int64_t bytes;
 	int r;
 
-	if ((r = policy_effective(d, uid, &p)) < 0)
-		return r;
-	if (p.quota == 0)
-		return 0;
 	if ((r = index_usage(d->db, fs->id, uid, &u)) < 0)
 		return r;
-	/* Oldest first, until the rest fits. */
-	bytes = u.bytes;
-	while (bytes > p.quota && (r = policy_page(d, &f, &l)) == 0 &&
-	    l.n > 0) {
-		for (j = 0; j < l.n && bytes > p.quota; j++)
-			if (policy_purge(d, fs, &l.v[j], "quota", 0,
-			    getpid()) == 0)
-				bytes -= l.v[j].size;
-	}
-	entry_list_free(&l);
-	return r;
+	return policy_quota_of(d, fs, &u);
 }
 
 /*
@@ -645,7 +673,8 @@ policy_quota_user(struct trashd *d, struct tfs *fs, uint32_t uid)
  * at once), the quota of the users who got them, the watermark (cheap
  * unless crossed).  Its cost follows the new entries, not the index: a
  * burst of deletions into a large trash does not pay for runs over all
- * of it.  Retention and grace periods ending later are the full run's.
+ * of it, and takes POLICY_FRESH_STEP of them a run.  Retention and grace
+ * periods ending later are the full run's.
  */
 int
 policy_fresh(struct trashd *d, int64_t now)
@@ -654,7 +683,7 @@ policy_fresh(struct trashd *d, int64_t now)
 	struct statvfs sv;
 	struct entry e;
 	struct tfs *fs;
-	size_t nusers = 0, i, k, nwipe = 0;
+	size_t nusers = 0, i, k, nwipe = 0, step;
 	bool every_user = false;
 	int r;
 
@@ -662,8 +691,9 @@ policy_fresh(struct trashd *d, int64_t now)
 		return 0;
 	if ((r = db_begin(d->db)) < 0)
 		return r;
+	step = d->nfresh < POLICY_FRESH_STEP ? d->nfresh : POLICY_FRESH_STEP;
 	/* A purge that finds the index stale rescans: the queue may grow. */
-	for (i = 0; i < d->nfresh; i++) {
+	for (i = 0; i < step; i++) {
 		if (index_get(d->db, d->fresh[i].id, &e) < 0)
 			continue;
 		fs = daemon_fs(d, e.fs_id);
@@ -697,7 +727,12 @@ policy_fresh(struct trashd *d, int64_t now)
 		}
 		entry_clear(&e);
 	}
-	d->nfresh = 0;
+	/* The queue may have grown past @step meanwhile: keep the rest. */
+	memmove(d->fresh, d->fresh + step, (d->nfresh - step) *
+	    sizeof(*d->fresh));
+	d->nfresh -= step;
+	if (d->nfresh > 0)
+		daemon_policy_new(d);
 	if (nwipe > 0)
 		wipe_kick(d);
 	for (k = 0; k < nusers && !every_user; k++)

@@ -177,7 +177,8 @@ struct index_filter {
 struct usage {
 	uint32_t	 uid;
 	int64_t		 count;
-	int64_t		 bytes;
+	int64_t		 bytes;		/* apparent sizes, as shown */
+	int64_t		 alloc;		/* allocated (st_blocks * 512): quotas */
 };
 
 const char *entry_state_name(enum entry_state);
@@ -276,6 +277,8 @@ struct trashd {
 	struct event	*wipe_retry;
 	unsigned	 wipe_backoff;	/* seconds to the next retry */
 	bool		 rescan;	/* a full scan is due */
+	struct scan_resume *resume;	/* the rescan in steps, NULL: none */
+	struct event	*rescan_ev;	/* its next step */
 	struct control	*control;	/* NULL: no control socket */
 	struct policy_new *fresh;	/* entries new since the last run */
 	size_t		 nfresh;
@@ -354,6 +357,10 @@ int	 scan_gone(struct trashd *, struct tfs *, struct tuid *,
 int	 scan_uid(struct trashd *, struct tfs *, struct tuid *);
 int	 scan_fs(struct trashd *, struct tfs *);
 int	 scan_all(struct trashd *);
+struct scan_resume;
+void	 scan_resume_start(struct trashd *);
+int	 scan_resume_step(struct trashd *, size_t budget);
+void	 scan_resume_stop(struct trashd *);
 
 /* ---- watch.c ---- */
 int	 watch_init(struct trashd *);

@@ -3,7 +3,11 @@
  * inotify on each /.trash and each /.trash/<uid>.  Watches are added on
  * /proc/self/fd/N of the held dir fds, so a rename of a path can never
  * redirect one.  A new per-uid dir is watched first and scanned second;
- * IN_Q_OVERFLOW means events were lost: everything is scanned again.
+ * IN_Q_OVERFLOW means events were lost: everything is scanned again, in
+ * steps (scan_resume_step()) so that the loop keeps answering.  Work per
+ * loop turn is bounded both ways: WATCH_TURN_EVENTS events, a rescan step
+ * of WATCH_RESCAN_STEP names; one user flooding their trash delays the
+ * indexing of other trashes, never the answers to other users' requests.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -20,8 +24,13 @@
 	IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 #define WATCH_UID_MASK		(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | \
 	IN_ATTRIB | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_ONLYDIR)
-/* Names that left in one batch, checked once the batch is read. */
+/* Names that left in one turn, checked once the turn's events are read. */
 #define WATCH_GONE_MAX		256
+
+struct watch_gone {
+	int	 wd;
+	char	 name[NAME_MAX + 1];
+};
 /*
  * Events are read this long after the first of them arrives, so that a
  * burst of deletions is indexed in a few transactions rather than one per
@@ -29,6 +38,16 @@
  * an entry may take to be indexed.
  */
 #define WATCH_BATCH_MS		50
+/*
+ * Events handled per loop turn (each costs an open, a stat and an index
+ * lookup and write, 50 to 200 us: a few ms to 25 ms a turn, however loaded
+ * the machine); the rest on the next turn.
+ */
+#define WATCH_TURN_EVENTS	128
+/* Names read or rows checked per step of the rescan: as long a turn. */
+#define WATCH_RESCAN_STEP	128
+
+static const struct timeval watch_now = { 0, 0 };
 
 static void
 watch_batch(evutil_socket_t fd, short ev, void *arg)
@@ -40,8 +59,27 @@ watch_batch(evutil_socket_t fd, short ev, void *arg)
 	(void)ev;
 	if ((r = watch_read(d)) < 0)
 		log_warnx("watch: %s", strerror(-r));
+	/* More queued than a turn takes: the rest on the next turn. */
+	if (r == 1) {
+		if (evtimer_add(d->inotify_batch, &watch_now) < 0)
+			fatalx("watch: cannot add the batch timer");
+		return;
+	}
 	if (d->inotify_ev != NULL && event_add(d->inotify_ev, NULL) < 0)
 		fatalx("watch: cannot add the inotify event");
+}
+
+/* One step of the rescan per loop turn, until it is over. */
+static void
+watch_rescan(evutil_socket_t fd, short ev, void *arg)
+{
+	struct trashd *d = arg;
+
+	(void)fd;
+	(void)ev;
+	if (scan_resume_step(d, WATCH_RESCAN_STEP) > 0 &&
+	    evtimer_add(d->rescan_ev, &watch_now) < 0)
+		fatalx("watch: cannot add the rescan timer");
 }
 
 /* The inotify fd is readable: read it in WATCH_BATCH_MS. */
@@ -68,7 +106,9 @@ watch_init(struct trashd *d)
 		d->inotify_ev = event_new(d->base, d->inotify_fd, EV_READ,
 		    watch_dispatch, d);
 		d->inotify_batch = evtimer_new(d->base, watch_batch, d);
+		d->rescan_ev = evtimer_new(d->base, watch_rescan, d);
 		if (d->inotify_ev == NULL || d->inotify_batch == NULL ||
+		    d->rescan_ev == NULL ||
 		    event_add(d->inotify_ev, NULL))
 			fatalx("watch: cannot add the inotify event");
 	}
@@ -86,6 +126,10 @@ watch_close(struct trashd *d)
 	if (d->inotify_batch != NULL)
 		event_free(d->inotify_batch);
 	d->inotify_batch = NULL;
+	if (d->rescan_ev != NULL)
+		event_free(d->rescan_ev);
+	d->rescan_ev = NULL;
+	scan_resume_stop(d);
 	if (d->inotify_fd >= 0)
 		close(d->inotify_fd);
 	d->inotify_fd = -1;
@@ -151,13 +195,23 @@ watch_find(struct trashd *d, int wd, struct tuid **tup)
 	return NULL;
 }
 
-/* Everything may have been missed: rescan every filesystem. */
+/*
+ * Everything may have been missed: rescan every filesystem, in steps
+ * from the loop (at once without one); a rescan under way starts over.
+ */
 void
 watch_overflow(struct trashd *d)
 {
 	log_warnx("watch: inotify queue overflow: rescanning");
-	d->rescan = true;
-	(void)scan_all(d);
+	d->rescan = false;
+	scan_resume_start(d);
+	if (d->rescan_ev == NULL) {
+		while (scan_resume_step(d, WATCH_RESCAN_STEP) > 0)
+			;
+		return;
+	}
+	if (evtimer_add(d->rescan_ev, &watch_now) < 0)
+		fatalx("watch: cannot add the rescan timer");
 }
 
 static void
@@ -184,7 +238,7 @@ watch_new_uid(struct trashd *d, struct tfs *fs, const char *name)
 
 static void
 watch_event(struct trashd *d, const struct inotify_event *ev,
-    struct inotify_event **gone, size_t *ngone)
+    struct watch_gone *gone, size_t *ngone)
 {
 	struct tfs *fs;
 	struct tuid *tu;
@@ -226,7 +280,10 @@ watch_event(struct trashd *d, const struct inotify_event *ev,
 			    strerror(-r));
 	} else if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
 		if (*ngone < WATCH_GONE_MAX) {
-			gone[(*ngone)++] = (struct inotify_event *)ev;
+			gone[*ngone].wd = ev->wd;
+			/* NUL-padded by the kernel, within NAME_MAX. */
+			snprintf(gone[(*ngone)++].name, sizeof(gone[0].name),
+			    "%s", ev->name);
 		} else {
 			d->rescan = true;
 		}
@@ -234,24 +291,34 @@ watch_event(struct trashd *d, const struct inotify_event *ev,
 }
 
 /*
- * Read every queued event.  A batch is one transaction; names that left
- * are checked after the batch, so that a rename inside the trash (whose
- * IN_MOVED_TO updates the row) is not taken for a departure.
+ * Read the queued events, WATCH_TURN_EVENTS or a few more: 1 if some may
+ * be left for the next turn.  A turn is one transaction; names that left
+ * are checked at its end, so that a rename inside the trash (whose
+ * IN_MOVED_TO updates the row) is not taken for a departure even when
+ * its two events come in different reads.
  */
 int
 watch_read(struct trashd *d)
 {
-	char buf[64 * 1024]
+	/* About 128 events a read (names up to 16 bytes). */
+	char buf[4 * 1024]
 	    __attribute__((aligned(__alignof__(struct inotify_event))));
-	struct inotify_event *gone[WATCH_GONE_MAX], *ev;
+	static struct watch_gone gone[WATCH_GONE_MAX];
+	struct inotify_event *ev;
 	struct tuid *tu;
 	struct tfs *fs;
-	size_t ngone, i;
+	size_t ngone = 0, i, nev = 0;
 	ssize_t n;
 	char *p;
-	int r = 0;
+	int r = 0, e;
 
+	if (db_begin(d->db) < 0)
+		return -EIO;
 	for (;;) {
+		if (nev >= WATCH_TURN_EVENTS) {
+			r = 1;
+			break;
+		}
 		n = read(d->inotify_fd, buf, sizeof(buf));
 		if (n < 0) {
 			if (errno == EINTR)
@@ -262,24 +329,21 @@ watch_read(struct trashd *d)
 		}
 		if (n == 0)
 			break;
-		ngone = 0;
-		if (db_begin(d->db) < 0)
-			return -EIO;
 		for (p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
 			ev = (struct inotify_event *)(void *)p;
 			watch_event(d, ev, gone, &ngone);
+			nev++;
 		}
-		for (i = 0; i < ngone; i++) {
-			if ((fs = watch_find(d, gone[i]->wd, &tu)) == NULL ||
-			    tu == NULL)
-				continue;
-			if ((r = scan_gone(d, fs, tu, gone[i]->name)) < 0)
-				log_warnx("watch: %s/.trash/%u: %s", fs->path,
-				    tu->uid, strerror(-r));
-		}
-		if (db_commit(d->db) < 0)
-			r = -EIO;
 	}
+	for (i = 0; i < ngone; i++) {
+		if ((fs = watch_find(d, gone[i].wd, &tu)) == NULL || tu == NULL)
+			continue;
+		if ((e = scan_gone(d, fs, tu, gone[i].name)) < 0)
+			log_warnx("watch: %s/.trash/%u: %s", fs->path, tu->uid,
+			    strerror(-e));
+	}
+	if (db_commit(d->db) < 0)
+		r = -EIO;
 	if (d->rescan)
 		watch_overflow(d);
 	return r;

@@ -2781,6 +2781,180 @@ test_conf_zero(void **state)
 	free(out);
 }
 
+/* ---- issue 12, finding 7: floods (wt-fair) ---- */
+
+#define FLOOD_N		20000	/* entries A floods its trash with */
+/*
+ * B's status while trashd takes them, in a Debug build; an ASan build
+ * (tests/sanitize.sh) runs some 3 times slower and gets 4 times as long.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define FLOOD_SLOW	4
+#else
+#define FLOOD_SLOW	1
+#endif
+#define FLOOD_MEDIAN_MS	(100 * FLOOD_SLOW)
+#define FLOOD_MAX_MS	(500 * FLOOD_SLOW)
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * The time trashd takes to answer a status request of @w, in ms: a child
+ * as @w connects and asks (neither fork nor exec are timed).
+ */
+static int64_t
+timed_status(struct env *e, const struct who *w)
+{
+	struct proto_client c;
+	int64_t ms = -1;
+	pid_t pid;
+	int p[2], status;
+
+	assert_int_equal(pipe(p), 0);
+	assert_true((pid = fork()) >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		drop_to(w);
+		ms = mono_ms();
+		if (raw_connect(e, &c) < 0 || raw_status(&c) != MSG_OK)
+			_exit(1);
+		ms = mono_ms() - ms;
+		proto_close(&c);
+		_exit(write(p[1], &ms, sizeof(ms)) == sizeof(ms) ? 0 : 1);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &ms, sizeof(ms)), sizeof(ms));
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return ms;
+}
+
+/* A floods its trash with FLOOD_N entries while trashd is stopped. */
+static void
+flood(struct env *e)
+{
+	char p[PATH_MAX];
+	int64_t t0;
+	size_t i;
+	int fd;
+
+	/* B has an entry of its own; A's dir is watched. */
+	stage(e, UB, "b", "home/b", 1700000000, "b", 1, 0644);
+	tl_mkuid(&e->t, UA);
+	wait_count(e, UB, 1);
+	assert_int_equal(kill(e->pid, SIGSTOP), 0);
+	t0 = mono_ms();
+	for (i = 0; i < FLOOD_N; i++) {
+		tl_path(&e->t, p, sizeof(p), ".trash/%u/f%zu", UA, i);
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		assert_true(fd >= 0);
+		assert_int_equal(fchown(fd, UA, UA), 0);
+		close(fd);
+	}
+	printf("flood: %d entries staged in %" PRId64 " ms\n", FLOOD_N,
+	    mono_ms() - t0);
+	assert_int_equal(kill(e->pid, SIGCONT), 0);
+}
+
+/* Print B's latencies @lat (@n of them, sorted here) and check them. */
+static void
+flood_check(const char *what, int64_t *lat, size_t n, int64_t took_ms)
+{
+	qsort(lat, n, sizeof(lat[0]), cmp_i64);
+	printf("flood: %s in %" PRId64 " ms; B's status over %zu requests: "
+	    "median %" PRId64 " ms, max %" PRId64 " ms\n", what, took_ms, n,
+	    lat[n / 2], lat[n - 1]);
+	assert_true(lat[n / 2] <= FLOOD_MEDIAN_MS);
+	assert_true(lat[n - 1] <= FLOOD_MAX_MS);
+	assert_true(n >= 3);	/* a bound, not the luck of one request */
+}
+
+/*
+ * User A floods its trash with FLOOD_N entries while trashd is stopped:
+ * three events each (create, attrib, close), far more than the inotify
+ * queue holds, so it overflows.  Once trashd goes on, it indexes them and
+ * rescans; user B's status meanwhile is answered within bounds (median
+ * and maximum over every request made until A's entries are all indexed;
+ * the figures are printed).  Before the fix one request waited for the
+ * whole batch and the rescan: seconds.
+ */
+static void
+test_flood_status(void **state)
+{
+	struct env *e = *state;
+	int64_t lat[256], start_ms, done_ms = -1;
+	size_t n = 0, len;
+	char *log;
+
+	if (slow > 1)
+		skip();	/* a timing test: not under valgrind */
+	flood(e);
+	start_ms = mono_ms();
+	while (n < sizeof(lat) / sizeof(lat[0]) &&
+	    mono_ms() - start_ms < 60000) {
+		lat[n++] = timed_status(e, &B);
+		if (raw_usage(e, UA) == FLOOD_N) {
+			done_ms = mono_ms() - start_ms;
+			break;
+		}
+		msleep(20);
+	}
+	assert_true(done_ms >= 0);
+	/* The flood did overflow the queue. */
+	log = tl_read_file(e->log, &len);
+	assert_non_null(strstr(log, "inotify queue overflow"));
+	free(log);
+	flood_check("indexed", lat, n, done_ms);
+}
+
+/*
+ * A empties a trash of FLOOD_N entries; B's status meanwhile is answered
+ * within the same bounds.  Before the fix the empty held the loop for
+ * its whole length.
+ */
+static void
+test_flood_empty(void **state)
+{
+	struct env *e = *state;
+	int64_t lat[256], start_ms;
+	size_t n = 0;
+	char *out = NULL;
+	pid_t pid;
+	int status;
+
+	if (slow > 1)
+		skip();	/* a timing test: not under valgrind */
+	flood(e);
+	for (start_ms = mono_ms(); raw_usage(e, UA) != FLOOD_N &&
+	    mono_ms() - start_ms < 60000; )
+		msleep(50);
+	assert_int_equal(raw_usage(e, UA), FLOOD_N);
+	start_ms = mono_ms();
+	assert_true((pid = fork()) >= 0);
+	if (pid == 0)
+		_exit(ctl(e, &A, &out, "empty"));
+	msleep(20);	/* the request is in */
+	while (n < sizeof(lat) / sizeof(lat[0]) &&
+	    waitpid(pid, &status, WNOHANG) == 0) {
+		lat[n++] = timed_status(e, &B);
+		msleep(20);
+	}
+	if (n == sizeof(lat) / sizeof(lat[0]))
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(raw_usage(e, UA), 0);
+	assert_int_equal(raw_usage(e, UB), 1);
+	flood_check("emptied", lat, n, mono_ms() - start_ms);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -2833,6 +3007,11 @@ main(int argc, char *argv[])
 		cmocka_unit_test_setup_teardown(test_policy_typed, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_conf_zero, setup,
+		    teardown),
+		/* issue 12, finding 7: floods (wt-fair) */
+		cmocka_unit_test_setup_teardown(test_flood_status, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_flood_empty, setup,
 		    teardown),
 	};
 

@@ -83,6 +83,20 @@ state_of(struct state *s, uint32_t uid, const char *name)
 	return st;
 }
 
+/* The allocated size the index holds for an entry. */
+static int64_t
+alloc_of(struct state *s, uint32_t uid, const char *name)
+{
+	struct entry e;
+	int64_t a;
+
+	assert_int_equal(tl_entry_by_name(&s->d, uid, name, &e), 0);
+	a = e.alloc;
+	entry_clear(&e);
+	assert_true(a > 0);
+	return a;
+}
+
 static void
 test_overrides_api(void **state)
 {
@@ -144,15 +158,17 @@ static void
 test_quota_oldest_first(void **state)
 {
 	struct state *s = *state;
-	struct policy p = { .quota = 250, .retention = -1 };
+	struct policy p = { .quota = -1, .retention = -1 };
 
 	/* Staged newest first: the order comes from the deletion time. */
-	stage(s, 2000, "q4", 400, FS_UNRM_FL, 100);
-	stage(s, 2000, "q3", 300, FS_UNRM_FL, 100);
-	stage(s, 2000, "q1", 100, FS_UNRM_FL, 100);
-	stage(s, 2000, "q2", 200, FS_UNRM_FL, 100);
-	stage(s, 2001, "other", 50, FS_UNRM_FL, 100);
+	stage(s, 2000, "q4", 400, FS_UNRM_FL, 4096);
+	stage(s, 2000, "q3", 300, FS_UNRM_FL, 4096);
+	stage(s, 2000, "q1", 100, FS_UNRM_FL, 4096);
+	stage(s, 2000, "q2", 200, FS_UNRM_FL, 4096);
+	stage(s, 2001, "other", 50, FS_UNRM_FL, 4096);
 	assert_int_equal(scan_all(&s->d), 0);
+	/* Quotas count allocated bytes (xattr blocks and all): 2.5 entries. */
+	p.quota = alloc_of(s, 2000, "q1") * 5 / 2;
 	assert_int_equal(policy_set(&s->d, POLICY_USER, 2000, &p, 0, 1), 0);
 	assert_int_equal(policy_quota(&s->d, &s->d.fs[0]), 0);
 	assert_false(in_trash(s, 2000, "q1"));
@@ -190,7 +206,10 @@ test_retention(void **state)
 	assert_int_equal(state_of(s, 2002, "old"), ENTRY_PURGED);
 }
 
-/* Below the watermark: oldest first across users, just enough. */
+/*
+ * Below the watermark, every user at their share (in a trash of its
+ * own): oldest first across users, just enough.
+ */
 static void
 test_watermark(void **state)
 {
@@ -208,7 +227,6 @@ test_watermark(void **state)
 	alloc = e.alloc;
 	entry_clear(&e);
 	assert_true(alloc >= 4096);
-	/* Entries of earlier tests are younger (t >= 50) and stay. */
 	fs->watermark = 50;
 	/* Above the watermark: nothing happens. */
 	assert_int_equal(policy_watermark(&s->d, fs, 1000000, 600000), 0);
@@ -420,19 +438,21 @@ static void
 test_fresh(void **state)
 {
 	struct state *s = *state;
-	struct policy q = { .quota = 100, .retention = 0 };
+	struct policy q = { .quota = -1, .retention = 0 };
 	struct policy r = { .quota = 0, .retention = 60 };
 	int64_t now = time(NULL);
 
 	assert_int_equal(policy_fresh(&s->d, now * NSEC_PER_SEC), 0);
 	assert_int_equal(wipe_drain(&s->d), 0);
-	assert_int_equal(policy_set(&s->d, POLICY_USER, 7000, &q, 0, 1), 0);
 	assert_int_equal(policy_set(&s->d, POLICY_USER, 7001, &r, 0, 1), 0);
 	stage(s, 7000, "q-old", 10, FS_UNRM_FL, 80);
 	stage(s, 7000, "q-new", now, FS_UNRM_FL, 80);
 	stage(s, 7000, "q-sec", now, FS_SECRM_FL, 10);
 	stage(s, 7001, "r-old", 10, FS_UNRM_FL, 10);
 	assert_int_equal(scan_all(&s->d), 0);
+	/* Quotas count allocated bytes: more than one entry, not two. */
+	q.quota = alloc_of(s, 7000, "q-old") * 3 / 2;
+	assert_int_equal(policy_set(&s->d, POLICY_USER, 7000, &q, 0, 1), 0);
 	assert_int_equal(s->d.nfresh, 4);
 	assert_int_equal(policy_fresh(&s->d, now * NSEC_PER_SEC), 0);
 	assert_int_equal(s->d.nfresh, 0);
@@ -450,6 +470,118 @@ test_fresh(void **state)
 	assert_int_equal(state_of(s, 7000, "q-new"), ENTRY_TRASHED);
 }
 
+/*
+ * Issue 12, finding 6: one user's big trash over the watermark is purged
+ * (oldest first, down to an equal share) before another user's small
+ * trash is touched, however old its entries.
+ */
+static void
+test_watermark_fair(void **state)
+{
+	struct state *s = *state;
+	struct tfs *fs = &s->d.fs[0];
+	struct usage u;
+	struct entry e;
+	char name[32];
+	int64_t big, small;
+	int i;
+
+	stage(s, 3100, "small", 10, 0, 4096);
+	for (i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "big%d", i);
+		stage(s, 3101, name, 20 + i, 0, 64 * 1024);
+	}
+	assert_int_equal(scan_all(&s->d), 0);
+	/* Allocated sizes, xattr blocks and all. */
+	assert_int_equal(tl_entry_by_name(&s->d, 3101, "big0", &e), 0);
+	big = e.alloc;
+	entry_clear(&e);
+	assert_int_equal(tl_entry_by_name(&s->d, 3100, "small", &e), 0);
+	small = e.alloc;
+	entry_clear(&e);
+	assert_true(big >= 64 * 1024 && small < big);
+	assert_int_equal(index_usage(s->d.db, fs->id, 3101, &u), 0);
+	assert_int_equal(u.alloc, 8 * big);
+	fs->watermark = 50;
+	/* Short by three big entries, less than 3101 holds over its share. */
+	assert_int_equal(policy_watermark(&s->d, fs, 10000000,
+	    (uint64_t)(5000000 - 3 * big)), 0);
+	assert_true(in_trash(s, 3100, "small"));
+	assert_int_equal(state_of(s, 3100, "small"), ENTRY_TRASHED);
+	assert_false(in_trash(s, 3101, "big0"));
+	assert_false(in_trash(s, 3101, "big2"));
+	assert_true(in_trash(s, 3101, "big3"));
+	/* Short by more than 3101 holds over its share: then everyone. */
+	assert_int_equal(policy_watermark(&s->d, fs, 10000000,
+	    (uint64_t)(5000000 - 4 * big - 1)), 0);
+	fs->watermark = 0;
+	assert_false(in_trash(s, 3101, "big5"));
+	assert_false(in_trash(s, 3100, "small"));
+	assert_true(in_trash(s, 3101, "big7"));
+}
+
+/*
+ * Issue 12, finding 6: quotas count allocated blocks.  A sparse file of
+ * 10 GiB apparent size holding a few KiB is within a 1 MiB quota, and
+ * the user's other entries stay.
+ */
+static void
+test_quota_sparse(void **state)
+{
+	struct state *s = *state;
+	struct policy p = { .quota = 1024 * 1024, .retention = -1 };
+	struct usage u;
+	char path[PATH_MAX];
+	int fd;
+
+	stage(s, 3200, "older", 10, 0, 4096);
+	stage(s, 3200, "sparse", 20, 0, 4096);
+	tl_path(&s->t, path, sizeof(path), ".trash/3200/sparse");
+	assert_true((fd = open(path, O_WRONLY | O_CLOEXEC)) >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)10 << 30), 0);
+	close(fd);
+	assert_int_equal(scan_all(&s->d), 0);
+	assert_int_equal(index_usage(s->d.db, s->d.fs[0].id, 3200, &u), 0);
+	assert_true(u.bytes > (int64_t)10 << 30);
+	assert_true(u.alloc < p.quota);
+	assert_int_equal(policy_set(&s->d, POLICY_USER, 3200, &p, 0, 1), 0);
+	assert_int_equal(policy_quota(&s->d, &s->d.fs[0]), 0);
+	assert_true(in_trash(s, 3200, "older"));
+	assert_true(in_trash(s, 3200, "sparse"));
+	/* And the new-entry path (policy_fresh) agrees. */
+	stage(s, 3200, "newer", 30, 0, 4096);
+	assert_int_equal(scan_all(&s->d), 0);
+	assert_int_equal(policy_fresh(&s->d, (int64_t)time(NULL) *
+	    NSEC_PER_SEC), 0);
+	assert_true(in_trash(s, 3200, "older"));
+	assert_true(in_trash(s, 3200, "sparse"));
+}
+
+/*
+ * Issue 12, finding 7: a flood of new entries is taken a bounded number
+ * per run (the rest on the next), not all in one turn of the loop.
+ */
+static void
+test_fresh_bounded(void **state)
+{
+	struct state *s = *state;
+	int64_t now = time(NULL) * NSEC_PER_SEC;
+	size_t left;
+	int i, runs = 0;
+
+	for (i = 0; i < 1500; i++)
+		policy_new_entry(&s->d, 1000000 + i, false);	/* no rows */
+	assert_int_equal(s->d.nfresh, 1500);
+	while (s->d.nfresh > 0 && runs < 100) {
+		left = s->d.nfresh;
+		assert_int_equal(policy_fresh(&s->d, now), 0);
+		assert_true(left - s->d.nfresh <= 512);
+		runs++;
+	}
+	assert_int_equal(s->d.nfresh, 0);
+	assert_int_equal(runs, 3);
+}
+
 int
 main(void)
 {
@@ -458,13 +590,20 @@ main(void)
 		cmocka_unit_test(test_effective),
 		cmocka_unit_test(test_quota_oldest_first),
 		cmocka_unit_test(test_retention),
-		cmocka_unit_test(test_watermark),
+		cmocka_unit_test_setup_teardown(test_watermark, setup,
+		    teardown),
 		cmocka_unit_test(test_secure_purge_wipes),
 		cmocka_unit_test(test_secure_grace),
 		cmocka_unit_test(test_control_api),
 		cmocka_unit_test(test_too_young),
 		cmocka_unit_test(test_min_age),
 		cmocka_unit_test(test_fresh),
+		cmocka_unit_test_setup_teardown(test_watermark_fair, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_quota_sparse, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_fresh_bounded, setup,
+		    teardown),
 	};
 
 	log_init(1, 0);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/fs.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -174,6 +175,17 @@ drain_inotify(struct state *s)
 		;
 }
 
+/* Run the loop until the rescan in steps is over; false after 10 s. */
+static bool
+rescanned(struct state *s)
+{
+	int i;
+
+	for (i = 0; i < 10000 && s->d.resume != NULL; i++)
+		event_base_loop(s->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	return s->d.resume == NULL;
+}
+
 /* Lost events, then the overflow handler: all found again. */
 static void
 test_overflow_handler(void **state)
@@ -191,6 +203,7 @@ test_overflow_handler(void **state)
 	event_base_loop(s->base, EVLOOP_NONBLOCK);
 	assert_int_equal(tl_count(&s->d, 1000, ENTRY_LIVE), live);
 	watch_overflow(&s->d);
+	assert_true(rescanned(s));
 	assert_int_equal(tl_count(&s->d, 1000, ENTRY_LIVE), live + 2);
 }
 
@@ -220,7 +233,65 @@ test_overflow_event(void **state)
 	close(p[0]);
 	close(p[1]);
 	assert_false(s->d.rescan);
+	assert_true(rescanned(s));
 	assert_int_equal(tl_count(&s->d, 1000, ENTRY_LIVE), live + 1);
+}
+
+/*
+ * Issue 12, finding 7: the rescan after an overflow runs in steps of the
+ * loop, so that the loop keeps answering: nothing at once, a bounded part
+ * a turn, all in the end.  An entry indexed from an event meanwhile is
+ * not taken for one that left; one that did leave is found.
+ */
+static void
+test_overflow_in_steps(void **state)
+{
+	struct state *s = *state;
+	struct tl_entry n = { .uid = 1001, .path = "p/s", .time = 1,
+	    .deleter = 1001, .flags = FS_UNRM_FL };
+	struct tuid *tu;
+	char name[32], path[PATH_MAX];
+	int64_t live, after;
+	int i;
+
+	tl_mkuid(&s->t, 1001);
+	n.name = "leaves";
+	n.time = 2;	/* not the others' time: its inode number is reused */
+	tl_stage(&s->t, &n);
+	n.time = 1;
+	assert_true(settle(s, 1001, 1));
+	for (i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "many%d", i);
+		n.name = name;
+		tl_stage(&s->t, &n);
+	}
+	tl_path(&s->t, path, sizeof(path), ".trash/1001/leaves");
+	assert_int_equal(unlink(path), 0);
+	drain_inotify(s);	/* as if the queue had overflowed */
+	live = tl_count(&s->d, 1001, ENTRY_LIVE);
+	assert_int_equal(live, 1);
+	watch_overflow(&s->d);
+	/* Nothing at once: the loop does it. */
+	assert_int_equal(tl_count(&s->d, 1001, ENTRY_LIVE), live);
+	assert_non_null(s->d.resume);
+	event_base_loop(s->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	after = tl_count(&s->d, 1001, ENTRY_LIVE);
+	printf("one rescan step indexed %" PRId64 " of 2000 entries\n",
+	    after - live);
+	assert_true(after > live);
+	assert_true(after - live <= 1000);
+	assert_non_null(s->d.resume);
+	/* An entry indexed from its event while the rescan goes on. */
+	n.name = "meanwhile";
+	tl_stage(&s->t, &n);
+	assert_int_equal(trash_uid(&s->d.fs[0], 1001, &tu), 0);
+	assert_int_equal(scan_entry(&s->d, &s->d.fs[0], tu, "meanwhile",
+	    NULL), 0);
+	assert_true(rescanned(s));
+	assert_int_equal(tl_count(&s->d, 1001, ENTRY_LIVE), 2001);
+	assert_true(settle_named(s, 1001, "meanwhile"));
+	assert_int_equal(tl_count(&s->d, 1001,
+	    ENTRY_STATE_MASK(ENTRY_RESTORED)), 1);
 }
 
 int
@@ -232,6 +303,7 @@ main(void)
 		cmocka_unit_test(test_rename_and_delete),
 		cmocka_unit_test(test_overflow_handler),
 		cmocka_unit_test(test_overflow_event),
+		cmocka_unit_test(test_overflow_in_steps),
 	};
 
 	log_init(1, 0);
