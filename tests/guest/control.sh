@@ -366,7 +366,9 @@ t_unwritable() {
 
 # A header: hdr VERSION TYPE LENGTH
 hdr() { printf '%04x%04x%08x' "$1" "$2" "$3"; }
-V=2			# PROTOCOL_VERSION
+# PROTOCOL_VERSION, as the trashd under test speaks it.
+V=$(trashd --version | sed -n 's/.*(protocol \([0-9]*\),.*/\1/p')
+[ -n "$V" ] || { echo "Bail out! no protocol version in: $(trashd --version)"; exit 1; }
 EPROTONOSUPPORT=93 EMSGSIZE=90 EBADMSG=74
 still_serving() {
 	check_rc "bob's status meanwhile" 0 ctl bob status
