@@ -295,31 +295,6 @@ out:
 	return r;
 }
 
-/* Close every fd but 0-2 and those in @keep (sorted). */
-static void
-restore_close_fds(const int *keep, size_t n)
-{
-	unsigned lo = 3;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if ((unsigned)keep[i] < lo)
-			continue;
-		if ((unsigned)keep[i] > lo)
-			(void)close_range(lo, (unsigned)keep[i] - 1, 0);
-		lo = (unsigned)keep[i] + 1;
-	}
-	(void)close_range(lo, ~0U, 0);
-}
-
-static int
-restore_int_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The child's capabilities once it has its ids: none for a user (the
  * kernel already cleared them at setresuid; this makes sure), and for
@@ -357,8 +332,7 @@ restore_child(struct restore_job *j, int fd, int rootfd, int tudirfd,
 	size_t i, plen;
 	int err = 0;
 
-	qsort(keep, 3, sizeof(int), restore_int_cmp);
-	restore_close_fds(keep, 3);
+	caps_keep_fds(keep, 3);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);

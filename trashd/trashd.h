@@ -532,6 +532,7 @@ void	 restore_creds_free(struct creds *);
 /* ---- caps.c ---- */
 int	 caps_drop(void);
 int	 caps_limit(const int *, size_t);
+void	 caps_keep_fds(int *, size_t);
 extern const int caps_kept[];
 extern const size_t caps_nkept;
 

@@ -1397,14 +1397,6 @@ wipe_drain(struct trashd *d)
 	return failed;
 }
 
-static int
-wipe_int_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * What the worker keeps of what the fork gave it: the pipe to the daemon
  * @fd, each filesystem's .wipe, and its root only for FITRIM; 0-2 stay
@@ -1426,7 +1418,6 @@ wipe_worker_sandbox(struct trashd *d, const struct wipe_opts *o, int fd)
 {
 	static const int caps[] = { CAP_DAC_OVERRIDE, CAP_LEASE,
 	    CAP_SYS_ADMIN };
-	unsigned lo = 3;
 	size_t i, n = 0;
 	int *keep;
 
@@ -1442,15 +1433,7 @@ wipe_worker_sandbox(struct trashd *d, const struct wipe_opts *o, int fd)
 		if (o->discard)
 			keep[n++] = d->fs[i].rootfd;
 	}
-	qsort(keep, n, sizeof(*keep), wipe_int_cmp);
-	for (i = 0; i < n; i++) {
-		if ((unsigned)keep[i] < lo)
-			continue;
-		if ((unsigned)keep[i] > lo)
-			(void)close_range(lo, (unsigned)keep[i] - 1, 0);
-		lo = (unsigned)keep[i] + 1;
-	}
-	(void)close_range(lo, ~0U, 0);
+	caps_keep_fds(keep, n);
 	free(keep);
 	return caps_limit(caps, o->discard ? 3 : 2);
 }
