@@ -4,7 +4,7 @@
  *
  *   stage-trashd FS UID N	N entries in FS/.trash/UID as the kernel
  *				leaves them: a file owned by UID, flagged
- *				+u, its trusted.trash.* xattrs set, then
+ *				+u, its trusted.trash record set, then
  *				renamed into the trash; original paths
  *				home/u/dDDD/fNNNNNN
  *   stage-trashcli TRASH BASE UID N
@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/fs.h>
+#include <linux/trashbin.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +82,7 @@ write_file(const char *path, const char *data, uid_t uid, mode_t mode)
 static int
 cmd_stage_trashd(int argc, char **argv)
 {
-	char tdir[4096], tmp[4096], dst[4200], rel[64], v[64], data[64];
+	char tdir[4096], tmp[4096], dst[4200], rel[64], v[128], data[64];
 	long i, n;
 	uid_t uid;
 	time_t t0 = time(NULL);
@@ -103,16 +104,10 @@ cmd_stage_trashd(int argc, char **argv)
 		if (fd < 0 || write(fd, data, strlen(data)) !=
 		    (ssize_t)strlen(data) || fchown(fd, uid, uid) < 0)
 			die("create", tmp);
-		if (fsetxattr(fd, "trusted.trash.path", rel, strlen(rel),
-		    0) < 0)
-			die("setxattr", tmp);
 		/* Oldest first, a second apart, all in the past. */
-		snprintf(v, sizeof(v), "%lld.000000000",
-		    (long long)(t0 - n + i));
-		if (fsetxattr(fd, "trusted.trash.time", v, strlen(v), 0) < 0)
-			die("setxattr", tmp);
-		snprintf(v, sizeof(v), "%u", (unsigned)uid);
-		if (fsetxattr(fd, "trusted.trash.uid", v, strlen(v), 0) < 0)
+		snprintf(v, sizeof(v), "%lld.000000000 %u %s",
+		    (long long)(t0 - n + i), (unsigned)uid, rel);
+		if (fsetxattr(fd, TRASHBIN_XATTR, v, strlen(v), 0) < 0)
 			die("setxattr", tmp);
 		flags = 0;
 		if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {

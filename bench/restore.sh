@@ -12,7 +12,7 @@
 #
 # Reproduce: bash bench/restore.sh     (BENCH_SIZES="10000" for a quick one)
 # Needs root: the entries are staged as the kernel leaves them, with
-# trusted.trash.* xattrs (restore-helper stage-trashd) in a scratch tree on
+# trusted.trash record (restore-helper stage-trashd) in a scratch tree on
 # the host disk (/var/tmp), and a private trashd (optimised build, its own
 # config, index and socket) indexes them at start-up.  trash-cli's trash
 # gets the same entries in its own format (files/ and info/*.trashinfo in
@@ -33,8 +33,9 @@ build=${TRASHBIN_BENCH_BUILD:-${TRASHBIN_CACHE:-/var/cache/trashbin}/build-bench
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$(nproc)" --target trashd trashctl >/dev/null
 helper=$build/restore-helper
+"$top/kernel/uapi-header.sh" "$build/uapi"
 cc -O2 -std=gnu11 -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2 \
-	-I"$top/common" -o "$helper" "$top/bench/restore-helper.c" \
+	-I"$top/common" -I"$build/uapi" -o "$helper" "$top/bench/restore-helper.c" \
 	"$top/common/proto.c" "$top/common/client.c"
 trashd=$build/trashd/trashd
 trashctl=$build/trashctl/trashctl

@@ -57,44 +57,69 @@ scan_parse_time(const char *s, size_t len, int64_t *out)
 	return 0;
 }
 
-/* An xattr value as a C string; -ENODATA when absent. */
-static int
-scan_xattr(int fd, const char *name, char *buf, size_t len)
-{
-	ssize_t n = fgetxattr(fd, name, buf, len - 1);
+/* The kernel's record of a trashed file, as scan_record() reads it. */
+struct scan_record {
+	int64_t		 time_ns;	/* -1: unknown */
+	int64_t		 uid;		/* -1: unknown */
+	const char	*path;		/* in the caller's buffer; NULL: none */
+};
 
-	if (n < 0)
-		return errno == ERANGE ? -ENAMETOOLONG : -errno;
-	/* Values are not NUL-terminated; one with a NUL in it is bogus. */
-	if (memchr(buf, '\0', (size_t)n) != NULL)
-		return -EINVAL;
+#define SCAN_RECORD_MAX	(TRASHBIN_RECORD_HEAD_MAX + PATH_MAX)
+
+/*
+ * Read the record (TRASHBIN_XATTR, "<time> <uid> <path>", see
+ * <linux/trashbin.h>) of the entry at @fd into @buf (SCAN_RECORD_MAX + 1
+ * bytes).  A missing or malformed field is unknown; an empty <path> is
+ * none.  Returns -ENODATA and all unknown when there is no usable record.
+ */
+static int
+scan_record(int fd, char *buf, struct scan_record *r)
+{
+	ssize_t n = fgetxattr(fd, TRASHBIN_XATTR, buf, SCAN_RECORD_MAX);
+	char *uid, *path;
+	uint32_t u;
+
+	r->time_ns = r->uid = -1;
+	r->path = NULL;
+	/* Not NUL-terminated; one with a NUL in it is bogus. */
+	if (n < 0 || memchr(buf, '\0', (size_t)n) != NULL)
+		return -ENODATA;
 	buf[n] = '\0';
-	return (int)n;
+	if ((uid = strchr(buf, ' ')) == NULL)
+		return -ENODATA;
+	*uid++ = '\0';
+	if ((path = strchr(uid, ' ')) == NULL)
+		return -ENODATA;
+	*path++ = '\0';
+	if (scan_parse_time(buf, strlen(buf), &r->time_ns) < 0)
+		r->time_ns = -1;
+	if (trash_parse_uid(uid, &u) == 0)
+		r->uid = u;
+	if (*path != '\0')
+		r->path = path;
+	return 0;
 }
 
 static void
 scan_read_meta(int fd, const struct stat *st, struct entry *e)
 {
-	char buf[PATH_MAX + 1];
-	uint32_t uid;
-	int flags = 0, n;
+	char buf[SCAN_RECORD_MAX + 1];
+	struct scan_record r;
+	int flags = 0;
 	long gen;
 
-	n = scan_xattr(fd, TRASHBIN_XATTR_PATH, buf, sizeof(buf));
+	(void)scan_record(fd, buf, &r);
 	/*
 	 * A path the kernel could only record in its bounded form (marker,
 	 * then the last components) is no place to restore to: unknown.
 	 */
-	e->orig_path = n > 0 && strncmp(buf, TRASHBIN_PATH_TRUNCATED,
-	    strlen(TRASHBIN_PATH_TRUNCATED)) != 0 ? xstrdup(buf) : NULL;
-	n = scan_xattr(fd, TRASHBIN_XATTR_TIME, buf, 64);
-	if (n <= 0 || scan_parse_time(buf, (size_t)n, &e->deleted_ns) < 0)
-		/* Moved in by hand: the rename into the trash set ctime. */
-		e->deleted_ns = (int64_t)st->st_ctim.tv_sec * NSEC_PER_SEC +
-		    st->st_ctim.tv_nsec;
-	n = scan_xattr(fd, TRASHBIN_XATTR_UID, buf, 16);
-	e->deleter_uid = n > 0 && trash_parse_uid(buf, &uid) == 0 ?
-	    (int64_t)uid : -1;
+	e->orig_path = r.path != NULL && strncmp(r.path,
+	    TRASHBIN_PATH_TRUNCATED, strlen(TRASHBIN_PATH_TRUNCATED)) != 0 ?
+	    xstrdup(r.path) : NULL;
+	/* Moved in by hand: the rename into the trash set ctime. */
+	e->deleted_ns = r.time_ns >= 0 ? r.time_ns :
+	    (int64_t)st->st_ctim.tv_sec * NSEC_PER_SEC + st->st_ctim.tv_nsec;
+	e->deleter_uid = r.uid;
 	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
 		flags = 0;
 	e->flags = (uint32_t)flags;
@@ -150,18 +175,17 @@ static int	scan_vanished(struct trashd *, struct tfs *, struct entry *);
 static bool
 scan_same_file(int fd, const struct stat *st, const struct entry *old)
 {
-	char buf[64];
-	int64_t t, ctime_ns;
+	char buf[SCAN_RECORD_MAX + 1];
+	struct scan_record r;
+	int64_t ctime_ns;
 	long gen;
-	int n;
 
 	ctime_ns = (int64_t)st->st_ctim.tv_sec * NSEC_PER_SEC +
 	    st->st_ctim.tv_nsec;
 	if (ctime_ns <= old->deleted_ns + SCAN_UNTOUCHED_NS)
 		return true;
-	n = scan_xattr(fd, TRASHBIN_XATTR_TIME, buf, sizeof(buf));
-	if (n > 0 && scan_parse_time(buf, (size_t)n, &t) == 0)
-		return t == old->deleted_ns;
+	if (scan_record(fd, buf, &r) == 0 && r.time_ns >= 0)
+		return r.time_ns == old->deleted_ns;
 	return old->generation < 0 ||
 	    ioctl(fd, FS_IOC_GETVERSION, &gen) < 0 ||
 	    (int64_t)(uint32_t)gen == old->generation;

@@ -19,7 +19,7 @@
 
 /*
  * The kernel ABI (Documentation/filesystems/trashbin.rst): TRASHBIN_DIR,
- * the trusted.trash.* names and formats, TRASHBIN_UID_MAX, from the
+ * the trusted.trash record and its format, TRASHBIN_UID_MAX, from the
  * series' UAPI header (kernel/uapi-header.sh extracts it at configure).
  */
 #include <linux/trashbin.h>

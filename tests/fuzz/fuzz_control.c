@@ -73,8 +73,8 @@ fz_cleanup(void)
 static void
 fz_stage(uint32_t uid, const char *name, const char *path)
 {
-	char dir[256], tmp[256], dst[512], t[] = "1700000000.000000000";
-	int fd;
+	char dir[256], tmp[256], dst[512], rec[512];
+	int fd, n;
 
 	snprintf(dir, sizeof(dir), "%s/fs/.trash/%u", fz_root, uid);
 	(void)mkdir(dir, 0700);
@@ -87,8 +87,9 @@ fz_stage(uint32_t uid, const char *name, const char *path)
 		abort();
 	if (write(fd, "data", 4) != 4 || fchown(fd, uid, uid) < 0)
 		abort();
-	(void)fsetxattr(fd, TRASHBIN_XATTR_PATH, path, strlen(path), 0);
-	(void)fsetxattr(fd, TRASHBIN_XATTR_TIME, t, strlen(t), 0);
+	n = snprintf(rec, sizeof(rec), "1700000000.000000000 %u %s", uid,
+	    path);
+	(void)fsetxattr(fd, TRASHBIN_XATTR, rec, (size_t)n, 0);
 	close(fd);
 	if (rename(tmp, dst) < 0)
 		abort();

@@ -26,9 +26,9 @@ say "She deletes all of it with plain rm."
 user "rm -rf project id_ed25519 scratch.txt && ls -A"
 say "The flagged files are in her trash, private to her; scratch.txt is gone."
 show "ls -la /mnt/.trash/1000"
-say "The kernel recorded where each came from (trusted.* xattrs: root only)."
+say "The kernel recorded where each came from (trusted.trash: time, deleter, path; root only)."
 for f in $T/1000/*; do
-	show "tbtool getxattr $f trusted.trash.path"
+	show "tbtool getxattr $f trusted.trash"
 done
 say "Restoring is a move back out of the trash (trashctl will do it by path)."
 user "mv /mnt/.trash/1000/main.c . && cat main.c"

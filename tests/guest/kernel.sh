@@ -47,10 +47,10 @@ trashed_intact() {	# FLAG NAME
 	[ "${t%.*}" -ge "$t0" ] && [ "${t%.*}" -le "$t1" ] ||
 		die "trash.time $t not within [$t0, $t1]"
 	# A user cannot read or forge the trusted.* record.
-	as $A tbtool getxattr $e trusted.trash.path 2>/dev/null &&
-		die "user read trusted.trash.path"
-	as $A tbtool setxattr $e trusted.trash.path etc/shadow 2>/dev/null &&
-		die "user forged trusted.trash.path"
+	as $A tbtool getxattr $e trusted.trash 2>/dev/null &&
+		die "user read trusted.trash"
+	as $A tbtool setxattr $e trusted.trash "0.000000000 0 etc/shadow" \
+		2>/dev/null && die "user forged trusted.trash"
 	check_eq "trash.path after forgery" "t2/$2" "$(xget $e path)"
 }
 t_trash_u() { trashed_intact u file-u.txt; }
@@ -450,6 +450,19 @@ t_xattr_full() {
 	as $A tbtool getxattr $T/$A/f user.f0 >/dev/null || die "user.f0 lost"
 }
 
+# 15b. The record is one xattr: with a short path it fits in the inode
+#      (ext4, 256-byte inodes), so trashing an empty file allocates no
+#      xattr block (trashbin.rst, "Why one attribute").
+t_record_in_inode() {
+	reset_trash
+	fresh_dir t15r $A
+	as $A sh -c 'touch /mnt/t15r/f && tbtool chattr +u /mnt/t15r/f &&
+		rm /mnt/t15r/f' || die "rm failed"
+	check_eq "its path" t15r/f "$(xget $T/$A/f path)"
+	check_eq "its deleter" $A "$(xget $T/$A/f uid)"
+	check_eq "blocks of the empty entry" 0 "$(stat -c %b $T/$A/f)"
+}
+
 # 16. overlayfs: removing a flagged file through an overlay sends its upper
 #     file to the upper filesystem's trash, whether the upper is removed
 #     (a file made in the overlay) or replaced by a whiteout (a lower file
@@ -560,6 +573,7 @@ run_test "refused unlink/rename as another user changes nothing" t_refusals
 run_test "another user's file goes to its owner's trash" t_owner_trash
 run_test "4,065-byte and deeper-than-PATH_MAX paths: bounded record" t_long_paths
 run_test "xattr space full: trashed anyway" t_xattr_full
+run_test "a short record fits in the inode: no xattr block" t_record_in_inode
 run_test "overlayfs: upper removed or whited out, trashed" t_overlay
 run_test "NFSv4 over loopback: rm and mv by a client trash" t_nfs
 done_testing

@@ -54,7 +54,8 @@ as() {
 	tbtool runas "$u" "$u" "$@"
 }
 
-xget() { tbtool getxattr "$1" "trusted.trash.$2" 2>/dev/null; }
+# A field (time, uid, path) of an entry's trusted.trash record.
+xget() { tbtool record "$1" "$2" 2>/dev/null; }
 
 # A fresh, valid /.trash (real unlinks: everything below it goes).
 reset_trash() {

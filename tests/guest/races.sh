@@ -1,7 +1,7 @@
 #!/bin/sh
 # The kernel's promise under concurrency: every flagged inode whose last
 # name goes ends up exactly once in /.trash/<uid>/ with a complete
-# trusted.trash.* record; none disappears; none is both live and trashed
+# trusted.trash record; none disappears; none is both live and trashed
 # unless it really still has a live name.  Lockstep races, one per pair of
 # operations, then a seeded random multi-uid workload (a quarter of it
 # through io_uring).  tbrace checks the invariant after each; the runner

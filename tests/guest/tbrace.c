@@ -15,7 +15,7 @@
  *   tbrace check DIR TRASH TAGFILE [MAYBOTH]
  *	every file tagged in TAGFILE (one tag a line: each file's first
  *	line) is live in DIR or in TRASH; no inode has two names in the
- *	trash; every trash entry has a complete trusted.trash.* record;
+ *	trash; every trash entry has a complete trusted.trash record;
  *	no inode is both live and trashed unless MAYBOTH is "both-ok".
  *
  * The xattr names and formats come from the series' UAPI header.
@@ -239,27 +239,62 @@ static void complain(const char *fmt, const char *a, const char *b)
 static size_t nfull;	/* entries without a record that could not fit */
 
 /*
- * An entry's record attribute NAME is missing: a problem, unless the
- * inode's xattr space is full (trashbin.rst: such a file is trashed
- * without the part of its record that does not fit, as stress-ng's xattr
- * stressor leaves them).  Probe with the shortest value the kernel writes
- * for NAME (a time is always 20 bytes, a uid or a bounded path at least
- * 1); if that does not fit either, the kernel's did not.
+ * An entry's record lacks PART (the record, or its path): a problem,
+ * unless the inode's xattr space is full (trashbin.rst: such a file is
+ * trashed with a shorter record, or none, as stress-ng's xattr stressor
+ * leaves them).  Probe with the shortest record the kernel would have
+ * written with PART (a time is always 20 bytes, a uid and a bounded path
+ * at least 1); if that does not fit either, the kernel's did not.
  */
-static void missing(const char *path, const char *name)
+static void missing(const char *path, const char *part)
 {
-	static const char t[] = "0000000000.000000000";
-	const char *v = strcmp(name, TRASHBIN_XATTR_TIME) ? "0" : t;
+	static const char head[] = "0000000000.000000000 0 ";
+	static const char tail[] = "0000000000.000000000 0 "
+		TRASHBIN_PATH_TRUNCATED "x";
+	int whole = !strcmp(part, "record");
 
-	if (setxattr(path, name, v, strlen(v), XATTR_CREATE) < 0 &&
+	if (setxattr(path, TRASHBIN_XATTR, whole ? head : tail,
+		     strlen(whole ? head : tail), whole ? XATTR_CREATE : 0) < 0 &&
 	    (errno == ENOSPC || errno == E2BIG || errno == ERANGE)) {
 		nfull++;
 		fprintf(stderr, "tbrace check: %s: no %s, its xattr space "
-			"is full (allowed)\n", path, name);
+			"is full (allowed)\n", path, part);
 		return;
 	}
-	removexattr(path, name);
-	complain("%s: no %s", path, name);
+	if (whole)
+		removexattr(path, TRASHBIN_XATTR);
+	complain("%s: no %s", path, part);
+}
+
+/*
+ * Check an entry's record, VALUE of N bytes: "<time> <uid> <path>" with a
+ * time of digits, a dot and nine digits, a decimal uid and a path.
+ */
+static void check_record(const char *path, char *value, ssize_t n)
+{
+	char *sp1, *sp2, *p;
+
+	if (n < 0) {
+		missing(path, "record");
+		return;
+	}
+	value[n] = '\0';
+	sp1 = memchr(value, ' ', n);
+	sp2 = sp1 ? memchr(sp1 + 1, ' ', value + n - sp1 - 1) : NULL;
+	if (!sp2 || (size_t)n != strlen(value)) {
+		complain("%s: malformed record '%s'", path, value);
+		return;
+	}
+	for (p = value; p < sp1 && *p >= '0' && *p <= '9'; p++)
+		;
+	if (p == value || *p++ != '.' || sp1 - p != 9 ||
+	    strspn(p, "0123456789") < 9)
+		complain("%s: bad time in '%s'", path, value);
+	if (sp2 == sp1 + 1 || strspn(sp1 + 1, "0123456789") !=
+	    (size_t)(sp2 - sp1 - 1))
+		complain("%s: bad uid in '%s'", path, value);
+	if (sp2 + 1 == value + n)
+		missing(path, "path");
 }
 
 /* Every regular file below PATH; in_trash: entries also get checked. */
@@ -267,7 +302,7 @@ static void walk(const char *path, int in_trash, int skip_trash)
 {
 	DIR *d = opendir(path);
 	struct dirent *e;
-	char sub[4096], tag[TAG_LEN], v[4096];
+	char sub[4096], tag[TAG_LEN], v[8192];
 	struct stat st;
 	struct seen *s;
 
@@ -295,12 +330,8 @@ static void walk(const char *path, int in_trash, int skip_trash)
 			continue;
 		}
 		s->trashed++;
-		if (getxattr(sub, TRASHBIN_XATTR_TIME, v, sizeof(v)) <= 0)
-			missing(sub, TRASHBIN_XATTR_TIME);
-		if (getxattr(sub, TRASHBIN_XATTR_UID, v, sizeof(v)) <= 0)
-			missing(sub, TRASHBIN_XATTR_UID);
-		if (getxattr(sub, TRASHBIN_XATTR_PATH, v, sizeof(v)) <= 0)
-			missing(sub, TRASHBIN_XATTR_PATH);
+		check_record(sub, v, getxattr(sub, TRASHBIN_XATTR, v,
+					      sizeof(v) - 1));
 	}
 	closedir(d);
 }

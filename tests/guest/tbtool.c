@@ -11,6 +11,7 @@
 #include <grp.h>
 #include <linux/fs.h>
 #include <linux/io_uring.h>
+#include <linux/trashbin.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -558,15 +559,69 @@ static int cmd_stress(int argc, char **argv)
 }
 
 /*
+ * The fields of PATH's record (TRASHBIN_XATTR, "<time> <uid> <path>"):
+ * pointers into VAL (LEN bytes), NUL-terminated.  -1 when it has none or
+ * it is malformed.
+ */
+static int read_record(const char *path, char *val, size_t len,
+		       char **time, char **uid, char **rpath)
+{
+	ssize_t n = lgetxattr(path, TRASHBIN_XATTR, val, len - 1);
+	char *sp;
+
+	if (n < 0)
+		return -1;
+	val[n] = 0;
+	*time = val;
+	sp = strchr(val, ' ');
+	if (!sp)
+		return -1;
+	*sp = 0;
+	*uid = sp + 1;
+	sp = strchr(*uid, ' ');
+	if (!sp)
+		return -1;
+	*sp = 0;
+	*rpath = sp + 1;
+	return 0;
+}
+
+/*
+ * tbtool record FILE FIELD: print FIELD (time, uid or path) of FILE's
+ * record; fails when it has no record or the field is empty.
+ */
+static int cmd_record(int argc, char **argv)
+{
+	char val[8192], *f[3], *v;
+
+	if (argc != 2)
+		return 2;
+	if (read_record(argv[0], val, sizeof(val), &f[0], &f[1], &f[2]) < 0)
+		return 1;
+	if (!strcmp(argv[1], "time"))
+		v = f[0];
+	else if (!strcmp(argv[1], "uid"))
+		v = f[1];
+	else if (!strcmp(argv[1], "path"))
+		v = f[2];
+	else
+		return 2;
+	if (!*v)
+		return 1;
+	puts(v);
+	return 0;
+}
+
+/*
  * tbtool trashls DIR: one line per entry of DIR, sorted by the caller:
- * "NAME<TAB>PATH<TAB>UID<TAB>NLINK", PATH "-" when the xattr is absent.
+ * "NAME<TAB>PATH<TAB>UID<TAB>NLINK", PATH and UID "-" when there is no
+ * record.
  */
 static int cmd_trashls(int argc, char **argv)
 {
-	char path[4200], val[4200], uid[32];
+	char path[4200], val[8192], *t, *uid, *rpath;
 	struct dirent *de;
 	struct stat st;
-	ssize_t n;
 	DIR *d;
 
 	if (argc != 1)
@@ -581,17 +636,11 @@ static int cmd_trashls(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s", argv[0], de->d_name);
 		if (lstat(path, &st) < 0)
 			return fail("lstat", path);
-		n = lgetxattr(path, "trusted.trash.path", val, sizeof(val) - 1);
-		if (n < 0)
-			strcpy(val, "-");
-		else
-			val[n] = 0;
-		n = lgetxattr(path, "trusted.trash.uid", uid, sizeof(uid) - 1);
-		if (n < 0)
-			strcpy(uid, "-");
-		else
-			uid[n] = 0;
-		printf("%s\t%s\t%s\t%lu\n", de->d_name, val, uid,
+		if (read_record(path, val, sizeof(val), &t, &uid, &rpath) < 0)
+			uid = rpath = "-";
+		else if (!*rpath)
+			rpath = "-";
+		printf("%s\t%s\t%s\t%lu\n", de->d_name, rpath, uid,
 		       (unsigned long)st.st_nlink);
 	}
 	closedir(d);
@@ -773,12 +822,12 @@ static int write_data(int fd, unsigned long long size)
  * tbtool stage ROOT UID N FLAGS PREFIX [SIZE]: N entries in
  * ROOT/.trash/UID, made as the kernel makes them: a file of UID elsewhere
  * on the same filesystem (SIZE bytes, synced) gets FLAGS (u, s or -) and
- * its trusted.trash.* xattrs, and only then is renamed in as PREFIX<i>.
+ * its trusted.trash record, and only then is renamed in as PREFIX<i>.
  * The host benches use it (no patched kernel there).
  */
 static int cmd_stage(int argc, char **argv)
 {
-	char stage[4200], tdir[4200], src[4300], dst[4300], val[64];
+	char stage[4200], tdir[4200], src[4300], dst[4300], val[4400];
 	unsigned long long size = 0;
 	unsigned int set = 0, flags;
 	struct timespec ts;
@@ -817,16 +866,10 @@ static int cmd_stage(int argc, char **argv)
 		flags |= set;
 		if (set && ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0)
 			return fail("chattr", src);
-		snprintf(val, sizeof(val), "bench/%s%ld", argv[4], i);
-		if (fsetxattr(fd, "trusted.trash.path", val, strlen(val), 0))
-			return fail("setxattr", src);
 		clock_gettime(CLOCK_REALTIME, &ts);
-		snprintf(val, sizeof(val), "%lld.%09ld", (long long)ts.tv_sec,
-			 ts.tv_nsec);
-		if (fsetxattr(fd, "trusted.trash.time", val, strlen(val), 0))
-			return fail("setxattr", src);
-		if (fsetxattr(fd, "trusted.trash.uid", argv[1],
-			      strlen(argv[1]), 0))
+		snprintf(val, sizeof(val), "%lld.%09ld %s bench/%s%ld",
+			 (long long)ts.tv_sec, ts.tv_nsec, argv[1], argv[4], i);
+		if (fsetxattr(fd, TRASHBIN_XATTR, val, strlen(val), 0))
 			return fail("setxattr", src);
 		close(fd);
 		if (rename(src, dst) < 0)
@@ -857,6 +900,7 @@ static const struct {
 	{ "stress", cmd_stress, "DIR NPROC N" },
 	{ "trashls", cmd_trashls, "DIR" },
 	{ "bench", cmd_bench, "DIR N" },
+	{ "record", cmd_record, "FILE time|uid|path" },
 	{ "now", cmd_now, "" },
 	{ "mkfiles", cmd_mkfiles, "DIR N" },
 	{ "fill", cmd_fill, "FILE SIZE TEXT" },

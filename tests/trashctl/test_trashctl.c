@@ -2,8 +2,8 @@
 /*
  * trashctl and the control socket end to end: each test starts the real
  * trashd binary on a scratch tree under /tmp (its own config, index and
- * socket), stages entries exactly as the kernel would (trusted.trash.*
- * xattrs set, then renamed into /.trash/<uid>/), and runs the real
+ * socket), stages entries exactly as the kernel would (the trusted.trash
+ * record set, then renamed into /.trash/<uid>/), and runs the real
  * trashctl binary as numeric test uids (setgroups, setresgid, setresuid in
  * a forked child: no /etc/passwd entries needed).  Raw protocol clients
  * use the shared codec of common/.

@@ -69,7 +69,7 @@ child(const char *file)
 	if (chown(file, 1000, 1000) == 0 || errno != EPERM)
 		return 16;
 	/* CAP_SYS_ADMIN was kept: trusted.* is readable. */
-	if (getxattr(file, TRASHBIN_XATTR_UID, buf, sizeof(buf)) != 4)
+	if (getxattr(file, TRASHBIN_XATTR, buf, sizeof(buf)) != 4)
 		return 17;
 	/* CAP_DAC_OVERRIDE was kept: a 0000 file of another user opens. */
 	if (open(file, O_RDONLY | O_CLOEXEC) < 0)
@@ -121,7 +121,7 @@ run_child(int (*fn)(const char *))
 	tl_setup(&t);
 	tl_path(&t, p, sizeof(p), "home/f");
 	tl_write_file(p, "x", 1);
-	assert_int_equal(setxattr(p, TRASHBIN_XATTR_UID, "1234", 4, 0), 0);
+	assert_int_equal(setxattr(p, TRASHBIN_XATTR, "1234", 4, 0), 0);
 	assert_int_equal(chown(p, 2000, 2000), 0);
 	assert_int_equal(chmod(p, 0), 0);
 	pid = fork();

@@ -204,24 +204,47 @@ static void
 test_bad_xattrs(void **state)
 {
 	struct tl *t = *state;
-	struct tl_entry n = { .uid = 1003, .name = "odd", .path = NULL,
-	    .time = -1, .deleter = -1 };
+	static const struct {
+		const char	*name, *value, *path;
+		size_t		 len;
+	} c[] = {
+		/* A record with a NUL in it: ignored whole. */
+		{ "nul", "1000.5 7 a\0b", NULL, 12 },
+		/* Only two fields: no record. */
+		{ "two", "1000.5 7", NULL, 8 },
+		/*
+		 * A bad time and a bad uid are unknown, the path still
+		 * counts, and it is the whole rest of the value: spaces and
+		 * newlines included.
+		 */
+		{ "odd", "12x.5 -1 home/a b\nc ", "home/a b\nc ", 20 },
+	};
+	struct tl_entry n = { .uid = 1003, .path = NULL, .time = -1,
+	    .deleter = -1 };
 	struct trashd d;
 	struct entry e;
 	char p[PATH_MAX];
+	size_t i;
 
-	tl_stage(t, &n);
-	tl_path(t, p, sizeof(p), ".trash/1003/odd");
-	/* A path with a NUL in it, a bad time and a bad uid: ignored. */
-	assert_int_equal(setxattr(p, TRASHBIN_XATTR_PATH, "a\0b", 3, 0), 0);
-	assert_int_equal(setxattr(p, TRASHBIN_XATTR_TIME, "12x.5", 5, 0), 0);
-	assert_int_equal(setxattr(p, TRASHBIN_XATTR_UID, "-1", 2, 0), 0);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		n.name = c[i].name;
+		tl_stage(t, &n);
+		tl_path(t, p, sizeof(p), ".trash/1003/%s", c[i].name);
+		assert_int_equal(setxattr(p, TRASHBIN_XATTR, c[i].value,
+		    c[i].len, 0), 0);
+	}
 	tl_open(t, &d, tl_config(t), NULL);
-	assert_int_equal(tl_entry_by_name(&d, 1003, "odd", &e), 0);
-	assert_null(e.orig_path);
-	assert_int_equal(e.deleter_uid, -1);
-	assert_true(e.deleted_ns > 1000 * NSEC_PER_SEC);
-	entry_clear(&e);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		assert_int_equal(tl_entry_by_name(&d, 1003, c[i].name, &e), 0);
+		if (c[i].path == NULL)
+			assert_null(e.orig_path);
+		else
+			assert_string_equal(e.orig_path, c[i].path);
+		assert_int_equal(e.deleter_uid, -1);
+		/* Unknown: the ctime of the move, not 1000 or 12. */
+		assert_true(e.deleted_ns > 1000 * NSEC_PER_SEC);
+		entry_clear(&e);
+	}
 	daemon_close(&d);
 }
 
@@ -276,10 +299,8 @@ test_inode_reused(void **state)
 	/* The same inode, as the kernel leaves a new deletion. */
 	tl_path(t, p, sizeof(p), ".trash/1004/old");
 	tl_path(t, q, sizeof(q), ".trash/1004/new");
-	assert_int_equal(setxattr(p, TRASHBIN_XATTR_PATH, "home/other", 10, 0),
-	    0);
-	assert_int_equal(setxattr(p, TRASHBIN_XATTR_TIME, "2000.000000000", 14,
-	    0), 0);
+	assert_int_equal(setxattr(p, TRASHBIN_XATTR,
+	    "2000.000000000 1004 home/other", 30, 0), 0);
 	assert_int_equal(rename(p, q), 0);
 
 	tl_open(t, &d, tl_config(t), NULL);

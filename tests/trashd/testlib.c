@@ -144,13 +144,37 @@ tl_read_file(const char *path, size_t *len)
 }
 
 /*
+ * Write the kernel's record of a trashed file on @fd: TRASHBIN_XATTR,
+ * "<time> <uid> <path>" (<linux/trashbin.h>); a @time or @deleter below 0
+ * and a NULL @path leave their field empty, and all three no record.
+ */
+void
+tl_set_record(int fd, int64_t time, int64_t deleter, const char *path)
+{
+	char v[PATH_MAX + 64];
+	int n = 0;
+
+	if (time < 0 && deleter < 0 && path == NULL)
+		return;
+	if (time >= 0)
+		n += snprintf(v + n, sizeof(v) - n, "%" PRId64 ".000000000",
+		    time);
+	n += snprintf(v + n, sizeof(v) - n, " ");
+	if (deleter >= 0)
+		n += snprintf(v + n, sizeof(v) - n, "%" PRId64, deleter);
+	n += snprintf(v + n, sizeof(v) - n, " %s", path != NULL ? path : "");
+	assert_true((size_t)n < sizeof(v));
+	assert_int_equal(fsetxattr(fd, TRASHBIN_XATTR, v, (size_t)n, 0), 0);
+}
+
+/*
  * Stage an entry as the kernel does: the file exists elsewhere, gets its
- * trusted.trash.* xattrs, and only then is renamed into /.trash/<uid>/.
+ * trusted.trash record, and only then is renamed into /.trash/<uid>/.
  */
 ino_t
 tl_stage(const struct tl *t, const struct tl_entry *e)
 {
-	char tmp[PATH_MAX], dst[PATH_MAX], v[64];
+	char tmp[PATH_MAX], dst[PATH_MAX];
 	struct stat st;
 	int fd, flags;
 
@@ -163,19 +187,7 @@ tl_stage(const struct tl *t, const struct tl_entry *e)
 		assert_int_equal(write(fd, e->data, e->len), (ssize_t)e->len);
 	assert_int_equal(fsync(fd), 0);
 	assert_int_equal(fchown(fd, e->uid, e->uid), 0);
-	if (e->path != NULL)
-		assert_int_equal(fsetxattr(fd, TRASHBIN_XATTR_PATH, e->path,
-		    strlen(e->path), 0), 0);
-	if (e->time >= 0) {
-		snprintf(v, sizeof(v), "%" PRId64 ".000000000", e->time);
-		assert_int_equal(fsetxattr(fd, TRASHBIN_XATTR_TIME, v, strlen(v),
-		    0), 0);
-	}
-	if (e->deleter >= 0) {
-		snprintf(v, sizeof(v), "%" PRId64, e->deleter);
-		assert_int_equal(fsetxattr(fd, TRASHBIN_XATTR_UID, v, strlen(v),
-		    0), 0);
-	}
+	tl_set_record(fd, e->time, e->deleter, e->path);
 	if (e->flags != 0) {
 		flags = 0;
 		assert_int_equal(ioctl(fd, FS_IOC_GETFLAGS, &flags), 0);

@@ -21,9 +21,10 @@ struct tl {
 struct tl_entry {
 	uint32_t	 uid;		/* trash dir */
 	const char	*name;		/* name in the trash */
-	const char	*path;		/* trusted.trash.path, NULL: none */
-	int64_t		 time;		/* trusted.trash.time seconds, <0: none */
-	int64_t		 deleter;	/* trusted.trash.uid, <0: none */
+	/* The trusted.trash record's fields: */
+	const char	*path;		/* <path>, NULL: none */
+	int64_t		 time;		/* <time> seconds, <0: none */
+	int64_t		 deleter;	/* <uid>, <0: none */
 	uint32_t	 flags;		/* FS_*_FL */
 	const void	*data;
 	size_t		 len;
@@ -37,6 +38,7 @@ void	 tl_open(struct tl *, struct trashd *, struct config *,
 void	 tl_path(const struct tl *, char *, size_t, const char *fmt, ...)
 	    __attribute__((format(printf, 4, 5)));
 ino_t	 tl_stage(const struct tl *, const struct tl_entry *);
+void	 tl_set_record(int, int64_t, int64_t, const char *);
 void	 tl_mkuid(const struct tl *, uint32_t uid);
 bool	 tl_exists(const char *path);
 int64_t	 tl_count(struct trashd *, int64_t uid, unsigned states);

@@ -18,10 +18,11 @@ cp /bin/busybox "$root/bin/busybox"
 for applet in $("$root/bin/busybox" --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
-cc -static -O2 -std=gnu11 -Wall -Wextra -Werror \
-	-o "$root/usr/local/bin/tbtool" "$top/tests/guest/tbtool.c"
-# tbrace includes the series' UAPI header, the one copy of its names.
+# tbtool and tbrace include the series' UAPI header, the one copy of its
+# names.
 "$top/kernel/uapi-header.sh" "$root/tmp/uapi"
+cc -static -O2 -std=gnu11 -Wall -Wextra -Werror -I "$root/tmp/uapi" \
+	-o "$root/usr/local/bin/tbtool" "$top/tests/guest/tbtool.c"
 cc -static -O2 -std=gnu11 -Wall -Wextra -Werror -I "$root/tmp/uapi" \
 	-o "$root/usr/local/bin/tbrace" "$top/tests/guest/tbrace.c"
 rm -rf "$root/tmp/uapi"
