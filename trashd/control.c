@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "proto.h"
-#include "trashd.h"
+#include "control.h"
 
 /* Connections in all and per uid: far above any honest use. */
 #define CONTROL_CONNS_MAX	512
@@ -97,12 +97,6 @@ static void	control_list_free(struct control_conn *);
 static void	control_empty_free(struct control_conn *);
 static void	control_arm(struct control_conn *);
 
-const struct peer *
-control_peer(const struct control_conn *c)
-{
-	return &c->peer;
-}
-
 static struct timeval
 control_timeout(const struct trashd *d)
 {
@@ -152,35 +146,6 @@ control_path_fs(struct trashd *d, const char *abs, struct tfs **fsp,
 	*fsp = best;
 	*rel = p;
 	return 0;
-}
-
-/*
- * A path relative to a filesystem root that a restore may use: no leading
- * slash, no empty, "." or ".." component, bounded lengths.  The empty path
- * (the root itself) only with @empty_ok.
- */
-int
-control_rel_valid(const char *rel, bool empty_ok)
-{
-	const char *p = rel, *slash;
-	size_t len;
-
-	if (*rel == '\0')
-		return empty_ok ? 0 : -EINVAL;
-	if (strlen(rel) >= PATH_MAX)
-		return -ENAMETOOLONG;
-	for (;;) {
-		slash = strchr(p, '/');
-		len = slash != NULL ? (size_t)(slash - p) : strlen(p);
-		if (len == 0 || len > NAME_MAX)
-			return -EINVAL;
-		if ((len == 1 && p[0] == '.') ||
-		    (len == 2 && p[0] == '.' && p[1] == '.'))
-			return -EINVAL;
-		if (slash == NULL)
-			return 0;
-		p = slash + 1;
-	}
 }
 
 /* ---- replies ---- */
@@ -245,12 +210,6 @@ control_close_soon(struct control_conn *c)
 		control_conn_free(c);
 }
 
-void
-control_set_job(struct control_conn *c, struct restore_job *j)
-{
-	c->job = j;
-}
-
 /* The reply to the current request is complete: take the next one. */
 void
 control_request_done(struct control_conn *c)
@@ -267,6 +226,24 @@ control_request_done(struct control_conn *c)
 	/* Requests that arrived meanwhile are in the input buffer. */
 	bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_IGNORE_WATERMARKS);
 }
+
+/* A restore's replies, to the connection it was started for. */
+static void
+control_restore_send(void *c, struct proto_buf *b)
+{
+	control_send(c, b);
+}
+
+static void
+control_restore_done(void *c)
+{
+	control_request_done(c);
+}
+
+static const struct restore_client control_restore_client = {
+	.send = control_restore_send,
+	.done = control_restore_done,
+};
 
 static void
 control_deadline(evutil_socket_t fd, short ev, void *arg)
@@ -366,7 +343,7 @@ static void
 control_entry_msg(struct control_conn *c, struct proto_buf *b,
     const struct entry *e)
 {
-	struct tfs *fs = daemon_fs(c->d, e->fs_id);
+	struct tfs *fs = trash_fs(c->d, e->fs_id);
 
 	proto_init(b, MSG_ENTRY);
 	proto_num(b, A_ID, e->id);
@@ -864,7 +841,7 @@ done:
 		control_reply_error(c, -r, "index: %s", strerror(-r));
 		return;
 	}
-	daemon_policy_soon(d);
+	policy_soon(d);
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_OK);
 	control_reply_ok(c, b);
@@ -997,7 +974,7 @@ control_select(struct control_conn *c, const struct proto_msg *m,
 			entry_clear(&e);
 			return -EALREADY;
 		}
-		if ((*fsp = daemon_fs(d, e.fs_id)) == NULL) {
+		if ((*fsp = trash_fs(d, e.fs_id)) == NULL) {
 			entry_clear(&e);
 			control_reply_error(c, ENODEV, "its filesystem is "
 			    "not managed any more");
@@ -1016,7 +993,7 @@ control_select(struct control_conn *c, const struct proto_msg *m,
 		    "trashd manages", m->str[A_PATH]);
 		return -ENOENT;
 	}
-	if (control_rel_valid(rel, true) < 0) {
+	if (trash_rel_valid(rel, true) < 0) {
 		control_reply_error(c, EINVAL, "%s: not a plain absolute "
 		    "path", m->str[A_PATH]);
 		return -EINVAL;
@@ -1098,7 +1075,7 @@ control_target(const struct entry *e, const char *base, bool dir,
 	const char *tail;
 	char *t;
 
-	if (e->orig_path == NULL || control_rel_valid(e->orig_path,
+	if (e->orig_path == NULL || trash_rel_valid(e->orig_path,
 	    false) < 0)
 		return NULL;	/* unknown or unsafe: refused */
 	if (to == NULL)
@@ -1163,7 +1140,7 @@ control_restore(struct control_conn *c, const struct proto_msg *m)
 			    fs->path);
 			goto out;
 		}
-		if (control_rel_valid(to, dir) < 0) {
+		if (trash_rel_valid(to, dir) < 0) {
 			control_reply_error(c, EINVAL, "%s: not a plain "
 			    "absolute path", m->str[A_TO]);
 			goto out;
@@ -1197,8 +1174,9 @@ control_restore(struct control_conn *c, const struct proto_msg *m)
 	    l.n, l.n == 1 ? "y" : "ies", uid, uid != c->peer.uid ?
 	    " (on behalf)" : "");
 	c->busy = true;
-	r = restore_start(d, c, fs, uid, &cr, &l, targets,
-	    PROTO_HAS(m, A_OVERWRITE) && m->num[A_OVERWRITE], mask);
+	r = restore_start(d, &control_restore_client, c, &c->peer, fs, uid,
+	    &cr, &l, targets, PROTO_HAS(m, A_OVERWRITE) &&
+	    m->num[A_OVERWRITE], mask, &c->job);
 	/* restore_start took the list and the targets, even on failure. */
 	targets = NULL;
 	if (r < 0) {
