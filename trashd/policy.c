@@ -79,25 +79,6 @@ out:
 	return r;
 }
 
-/* The control socket's "purge" of one entry by id. */
-int
-policy_purge_id(struct trashd *d, int64_t id, int64_t actor_uid,
-    int64_t actor_pid)
-{
-	struct entry e;
-	struct tfs *fs;
-	int r;
-
-	if ((r = index_get(d->db, id, &e)) < 0)
-		return r;
-	if ((fs = trash_fs(d, e.fs_id)) == NULL)
-		r = -ENODEV;
-	else
-		r = policy_purge(d, fs, &e, "request", actor_uid, actor_pid);
-	entry_clear(&e);
-	return r;
-}
-
 /*
  * The next page of the rows of @f, oldest first: the rows after the last
  * one of @l, which is freed first (start with it empty).  An empty @l:

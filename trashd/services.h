@@ -38,8 +38,6 @@ void	 watch_overflow(struct trashd *);
 /* ---- policy.c ---- */
 int	 policy_purge(struct trashd *, struct tfs *, const struct entry *,
 	    const char *reason, int64_t actor_uid, int64_t actor_pid);
-int	 policy_purge_id(struct trashd *, int64_t id, int64_t actor_uid,
-	    int64_t actor_pid);
 int	 policy_secure(struct trashd *, struct tfs *, int64_t now);
 int	 policy_retention(struct trashd *, struct tfs *, int64_t now);
 int	 policy_quota(struct trashd *, struct tfs *);
