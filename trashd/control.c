@@ -717,8 +717,6 @@ control_policy_get(struct control_conn *c, const struct proto_msg *m)
 	uint32_t xid = 0;
 	int r;
 
-	if (control_need_admin(c) < 0)
-		return;
 	if ((r = control_policy_kind(c, m, &kind, &xid)) < 0)
 		return;
 	if (r == 1)
@@ -773,8 +771,6 @@ control_policy_set(struct control_conn *c, const struct proto_msg *m)
 	uint32_t xid = 0;
 	int r;
 
-	if (control_need_admin(c) < 0)
-		return;
 	if ((r = control_policy_kind(c, m, &kind, &xid)) < 0)
 		return;
 	if (r == 1)
@@ -860,8 +856,6 @@ control_audit_query(struct control_conn *c, const struct proto_msg *m)
 	size_t n = 0, i;
 	int r;
 
-	if (control_need_admin(c) < 0)
-		return;
 	if (PROTO_HAS(m, A_UID))
 		f.uid = m->num[A_UID];
 	if (PROTO_HAS(m, A_ACTION))
@@ -1364,46 +1358,74 @@ control_empty(struct control_conn *c, const struct proto_msg *m)
 
 /* ---- dispatch ---- */
 
-typedef void (*control_verb_fn)(struct control_conn *,
-    const struct proto_msg *);
+/* Only an admin (uid 0, or a member of admin-group) may ask. */
+#define CONTROL_ADMIN	0x1
 
-static const control_verb_fn control_verbs[] = {
-	[MSG_STATUS - MSG_STATUS] = control_status,
-	[MSG_LIST - MSG_STATUS] = control_list,
-	[MSG_RESTORE - MSG_STATUS] = control_restore,
-	[MSG_WIPE - MSG_STATUS] = control_wipe,
-	[MSG_EMPTY - MSG_STATUS] = control_empty,
-	[MSG_QUOTA - MSG_STATUS] = control_quota,
-	[MSG_POLICY_GET - MSG_STATUS] = control_policy_get,
-	[MSG_POLICY_SET - MSG_STATUS] = control_policy_set,
-	[MSG_AUDIT - MSG_STATUS] = control_audit_query,
+/*
+ * The requests: each with its name (the protocol's, proto_type_name(), for
+ * the audit record), who may ask, and its handler.  A handler replies, or
+ * leaves a job (a restore, a list, an empty) that ends the request later.
+ * CONTROL_ADMIN is checked before the handler reads anything; the other
+ * verbs check what they are asked for (another uid, all users) themselves.
+ */
+static const struct control_verb {
+	uint16_t	 type;
+	const char	*name;
+	unsigned	 flags;
+	void		(*handler)(struct control_conn *,
+			    const struct proto_msg *);
+} control_verbs[] = {
+	{ MSG_STATUS,	"status",	0,		control_status },
+	{ MSG_LIST,	"list",		0,		control_list },
+	{ MSG_RESTORE,	"restore",	0,		control_restore },
+	{ MSG_WIPE,	"wipe",		0,		control_wipe },
+	{ MSG_EMPTY,	"empty",	0,		control_empty },
+	{ MSG_QUOTA,	"quota",	0,		control_quota },
+	{ MSG_POLICY_GET, "policy-get",	CONTROL_ADMIN,	control_policy_get },
+	{ MSG_POLICY_SET, "policy-set",	CONTROL_ADMIN,	control_policy_set },
+	{ MSG_AUDIT,	"audit",	CONTROL_ADMIN,	control_audit_query },
 };
+#define CONTROL_NVERBS	(sizeof(control_verbs) / sizeof(control_verbs[0]))
+
+static const struct control_verb *
+control_verb_find(uint16_t type)
+{
+	size_t i;
+
+	for (i = 0; i < CONTROL_NVERBS; i++)
+		if (control_verbs[i].type == type)
+			return &control_verbs[i];
+	return NULL;
+}
 
 static void
 control_dispatch(struct control_conn *c, const struct proto_hdr *h,
     const uint8_t *payload)
 {
 	struct proto_msg *m = xmalloc(sizeof(*m));
-	const char *why, *verb = proto_type_name(h->type);
+	const struct control_verb *v;
+	const char *why, *verb = "unknown";
 	int r;
 
 	c->target[0] = c->result[0] = '\0';
 	c->path = NULL;
-	if (h->type < MSG_STATUS || h->type > MSG_REQ_LAST) {
+	if ((v = control_verb_find(h->type)) == NULL) {
 		snprintf(c->target, sizeof(c->target), "type=%u",
 		    (unsigned)h->type);
 		control_reply_error(c, EBADMSG, "unknown request type %u",
 		    (unsigned)h->type);
-		verb = "unknown";
 		goto out;
 	}
+	verb = v->name;
 	if ((r = proto_parse(h, payload, m, &why)) < 0) {
 		control_reply_error(c, EBADMSG, "malformed %s request: %s",
 		    verb, why);
 		goto out;
 	}
 	c->busy = true;
-	control_verbs[h->type - MSG_STATUS](c, m);
+	if ((v->flags & CONTROL_ADMIN) && control_need_admin(c) < 0)
+		goto out;
+	v->handler(c, m);
 	/* An empty under way audits itself when it is over. */
 	if (c->empty != NULL) {
 		free(m);
