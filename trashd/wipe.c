@@ -685,6 +685,86 @@ wipe_ranges(int fd, uint64_t blksize, uint64_t limit,
 	return 0;
 }
 
+/* What the inode's flags say a wipe cannot promise. */
+static void
+wipe_inode_promises(int fd, struct wipe_report *rep)
+{
+	int fl = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) < 0)
+		return;
+	if (fl & FS_ENCRYPT_FL)
+		rep->promises |= WIPE_LOW_ENCRYPTED;
+	if (fl & FS_INLINE_DATA_FL)
+		rep->promises |= WIPE_LOW_INLINE;
+	if (fl & FS_COMPR_FL)
+		rep->promises |= WIPE_LOW_ENCODED;
+}
+
+/*
+ * The data ranges of @fd (*@rv, and its FIEMAP extents in *@before where
+ * they could be listed), refused with -ENOSPC where they add up to more
+ * than the file has allocated.
+ */
+static int
+wipe_map(int fd, const struct stat *st, struct wipe_extent **before,
+    size_t *nbefore, struct wipe_range **rv, size_t *nr,
+    struct wipe_report *rep)
+{
+	uint64_t blksize = (uint64_t)st->st_blksize, limit, slack;
+	size_t i;
+	int r;
+
+	limit = ((uint64_t)st->st_size + blksize - 1) / blksize * blksize;
+	if ((r = wipe_ranges(fd, blksize, limit, before, nbefore, rv, nr,
+	    rep)) < 0)
+		return r;
+	rep->alloc = (uint64_t)st->st_blocks * 512;
+	for (i = 0; i < *nr; i++)
+		rep->mapped += (*rv)[i].end - (*rv)[i].off;
+	slack = blksize > 4096 ? blksize : 4096;
+	if (rep->mapped > rep->alloc + slack)
+		return -ENOSPC;
+	return 0;
+}
+
+/*
+ * The random passes, then the zero pass, each synced to the disk; *@seed
+ * is the last random pass's, for the verify.
+ */
+static int
+wipe_passes(int fd, const struct wipe_range *rv, size_t nr,
+    const struct wipe_opts *o, unsigned char **buf,
+    const struct timespec *t0, struct wipe_rng *seed,
+    struct wipe_report *rep)
+{
+	struct wipe_rng g, *gp;
+	uint64_t total = 0;
+	unsigned pass, npass = o->passes + (o->zero ? 1 : 0);
+	int r;
+
+	for (pass = 0; pass < npass; pass++) {
+		gp = NULL;
+		if (pass < o->passes) {
+			if (getrandom(g.s, sizeof(g.s), 0) != sizeof(g.s))
+				return -EIO;
+			*seed = g;
+			gp = &g;
+		}
+		if ((r = wipe_pass(fd, rv, nr, gp, buf, o, t0, &total,
+		    rep)) < 0)
+			return r;
+		if (fdatasync(fd) < 0)
+			return -errno;
+		/* The next pass or the verify must not be served from the
+		 * cache; after the last, the unlink frees the pages. */
+		if (pass + 1 < npass || o->verify)
+			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		rep->passes++;
+	}
+	return 0;
+}
+
 /*
  * Overwrite every allocated block of @fd in place.  -ECANCELED: the
  * extents moved under us, the data was not overwritten where it lay.
@@ -699,66 +779,24 @@ wipe_overwrite(int fd, const struct wipe_opts *o, struct wipe_report *rep)
 {
 	struct wipe_extent *before = NULL, *after = NULL;
 	struct wipe_range *rv = NULL;
-	struct wipe_rng g, seed, *gp;
+	struct wipe_rng seed;
 	unsigned char *buf[WIPE_NBUF] = { NULL };
 	struct timespec t0, t1;
 	struct stat st;
 	size_t nbefore = 0, nafter = 0, nr = 0, i;
-	uint64_t limit, slack, total = 0;
-	unsigned pass, npass;
-	int fl = 0, r;
+	int r;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0) {
-		if (fl & FS_ENCRYPT_FL)
-			rep->promises |= WIPE_LOW_ENCRYPTED;
-		if (fl & FS_INLINE_DATA_FL)
-			rep->promises |= WIPE_LOW_INLINE;
-		if (fl & FS_COMPR_FL)
-			rep->promises |= WIPE_LOW_ENCODED;
-	}
-	limit = ((uint64_t)st.st_size + (uint64_t)st.st_blksize - 1) /
-	    (uint64_t)st.st_blksize * (uint64_t)st.st_blksize;
-	if ((r = wipe_ranges(fd, (uint64_t)st.st_blksize, limit, &before,
-	    &nbefore, &rv, &nr, rep)) < 0)
+	wipe_inode_promises(fd, rep);
+	if ((r = wipe_map(fd, &st, &before, &nbefore, &rv, &nr, rep)) < 0)
 		goto out;
-	rep->alloc = (uint64_t)st.st_blocks * 512;
-	for (i = 0; i < nr; i++)
-		rep->mapped += rv[i].end - rv[i].off;
-	slack = st.st_blksize > 4096 ? (uint64_t)st.st_blksize : 4096;
-	if (rep->mapped > rep->alloc + slack) {
-		r = -ENOSPC;
-		goto out;
-	}
 	for (i = 0; i < WIPE_NBUF; i++)
 		if (posix_memalign((void **)&buf[i], 4096, WIPE_CHUNK) != 0)
 			fatalx("wipe: out of memory");
-	npass = o->passes + (o->zero ? 1 : 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (pass = 0; pass < npass; pass++) {
-		gp = NULL;
-		if (pass < o->passes) {
-			if (getrandom(g.s, sizeof(g.s), 0) != sizeof(g.s)) {
-				r = -EIO;
-				goto out;
-			}
-			seed = g;
-			gp = &g;
-		}
-		if ((r = wipe_pass(fd, rv, nr, gp, buf, o, &t0, &total,
-		    rep)) < 0)
-			goto out;
-		if (fdatasync(fd) < 0) {
-			r = -errno;
-			goto out;
-		}
-		/* The next pass or the verify must not be served from the
-		 * cache; after the last, the unlink frees the pages. */
-		if (pass + 1 < npass || o->verify)
-			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		rep->passes++;
-	}
+	if ((r = wipe_passes(fd, rv, nr, o, buf, &t0, &seed, rep)) < 0)
+		goto out;
 	if (o->verify) {
 		r = wipe_verify(fd, rv, nr, o->zero ? NULL : &seed, buf[0],
 		    buf[1]);
