@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trashd.h"
+#include "store.h"
 
 /* A name as its bytes: never text that SQLite might transcode. */
 static void

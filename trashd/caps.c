@@ -11,7 +11,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "trashd.h"
+#include "base.h"
 
 const int caps_kept[] = {
 	/*

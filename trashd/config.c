@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "parse.h"
-#include "trashd.h"
+#include "base.h"
 
 /* Lines longer than this are refused, not silently cut. */
 #define CONFIG_LINE_MAX	4096
@@ -125,16 +125,21 @@ config_parse_bool(const char *s, bool *out)
 	return 0;
 }
 
-/* A gid in decimal, or the name of a group of the group database. */
+/*
+ * A gid in decimal (as the kernel writes ids: no leading zero, at most
+ * TRASHBIN_UID_MAX), or the name of a group of the group database.
+ */
 static int
 config_parse_group(const char *s, int64_t *out)
 {
 	struct group gr, *grp = NULL;
 	char buf[16384];
-	uint32_t gid;
+	const char *why;
+	uint64_t gid;
 
-	if (trash_parse_uid(s, &gid) == 0) {
-		*out = gid;
+	if ((s[0] != '0' || s[1] == '\0') &&
+	    parse_uint(s, TRASHBIN_UID_MAX, &gid, &why) == 0) {
+		*out = (int64_t)gid;
 		return 0;
 	}
 	if (getgrnam_r(s, &gr, buf, sizeof(buf), &grp) != 0 || grp == NULL)

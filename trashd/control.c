@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "proto.h"
-#include "trashd.h"
+#include "control.h"
 
 /* Connections in all and per uid: far above any honest use. */
 #define CONTROL_CONNS_MAX	512
@@ -97,12 +97,6 @@ static void	control_list_free(struct control_conn *);
 static void	control_empty_free(struct control_conn *);
 static void	control_arm(struct control_conn *);
 
-const struct peer *
-control_peer(const struct control_conn *c)
-{
-	return &c->peer;
-}
-
 static struct timeval
 control_timeout(const struct trashd *d)
 {
@@ -152,35 +146,6 @@ control_path_fs(struct trashd *d, const char *abs, struct tfs **fsp,
 	*fsp = best;
 	*rel = p;
 	return 0;
-}
-
-/*
- * A path relative to a filesystem root that a restore may use: no leading
- * slash, no empty, "." or ".." component, bounded lengths.  The empty path
- * (the root itself) only with @empty_ok.
- */
-int
-control_rel_valid(const char *rel, bool empty_ok)
-{
-	const char *p = rel, *slash;
-	size_t len;
-
-	if (*rel == '\0')
-		return empty_ok ? 0 : -EINVAL;
-	if (strlen(rel) >= PATH_MAX)
-		return -ENAMETOOLONG;
-	for (;;) {
-		slash = strchr(p, '/');
-		len = slash != NULL ? (size_t)(slash - p) : strlen(p);
-		if (len == 0 || len > NAME_MAX)
-			return -EINVAL;
-		if ((len == 1 && p[0] == '.') ||
-		    (len == 2 && p[0] == '.' && p[1] == '.'))
-			return -EINVAL;
-		if (slash == NULL)
-			return 0;
-		p = slash + 1;
-	}
 }
 
 /* ---- replies ---- */
@@ -245,12 +210,6 @@ control_close_soon(struct control_conn *c)
 		control_conn_free(c);
 }
 
-void
-control_set_job(struct control_conn *c, struct restore_job *j)
-{
-	c->job = j;
-}
-
 /* The reply to the current request is complete: take the next one. */
 void
 control_request_done(struct control_conn *c)
@@ -267,6 +226,24 @@ control_request_done(struct control_conn *c)
 	/* Requests that arrived meanwhile are in the input buffer. */
 	bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_IGNORE_WATERMARKS);
 }
+
+/* A restore's replies, to the connection it was started for. */
+static void
+control_restore_send(void *c, struct proto_buf *b)
+{
+	control_send(c, b);
+}
+
+static void
+control_restore_done(void *c)
+{
+	control_request_done(c);
+}
+
+static const struct restore_client control_restore_client = {
+	.send = control_restore_send,
+	.done = control_restore_done,
+};
 
 static void
 control_deadline(evutil_socket_t fd, short ev, void *arg)
@@ -366,7 +343,7 @@ static void
 control_entry_msg(struct control_conn *c, struct proto_buf *b,
     const struct entry *e)
 {
-	struct tfs *fs = daemon_fs(c->d, e->fs_id);
+	struct tfs *fs = trash_fs(c->d, e->fs_id);
 
 	proto_init(b, MSG_ENTRY);
 	proto_num(b, A_ID, e->id);
@@ -740,8 +717,6 @@ control_policy_get(struct control_conn *c, const struct proto_msg *m)
 	uint32_t xid = 0;
 	int r;
 
-	if (control_need_admin(c) < 0)
-		return;
 	if ((r = control_policy_kind(c, m, &kind, &xid)) < 0)
 		return;
 	if (r == 1)
@@ -796,8 +771,6 @@ control_policy_set(struct control_conn *c, const struct proto_msg *m)
 	uint32_t xid = 0;
 	int r;
 
-	if (control_need_admin(c) < 0)
-		return;
 	if ((r = control_policy_kind(c, m, &kind, &xid)) < 0)
 		return;
 	if (r == 1)
@@ -864,7 +837,7 @@ done:
 		control_reply_error(c, -r, "index: %s", strerror(-r));
 		return;
 	}
-	daemon_policy_soon(d);
+	policy_soon(d);
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_OK);
 	control_reply_ok(c, b);
@@ -883,8 +856,6 @@ control_audit_query(struct control_conn *c, const struct proto_msg *m)
 	size_t n = 0, i;
 	int r;
 
-	if (control_need_admin(c) < 0)
-		return;
 	if (PROTO_HAS(m, A_UID))
 		f.uid = m->num[A_UID];
 	if (PROTO_HAS(m, A_ACTION))
@@ -932,133 +903,120 @@ control_audit_query(struct control_conn *c, const struct proto_msg *m)
 	free(b);
 }
 
-/*
- * The entries a restore or wipe acts on, in uid @uid's trash: by id, or by
- * path: the newest whose original path is PATH (the @version-th newest,
- * deleted before @before), else every entry under PATH, the newest of
- * each original path.  *@fsp, *@base: the filesystem and the relative
- * path the selection was made by; *@dir: whether PATH was a directory.
- * Returns 0 or -errno with the reply sent.
- */
+/* The selection's failure to read the index, to the client. */
 static int
-control_select(struct control_conn *c, const struct proto_msg *m,
+control_select_fail(struct control_conn *c, int r)
+{
+	control_reply_error(c, -r, "index: %s", strerror(-r));
+	return r;
+}
+
+/* Entry @id, if it is a live one of uid @uid's trash. */
+static int
+control_select_id(struct control_conn *c, const struct proto_msg *m,
     uint32_t uid, struct entry_list *out, struct tfs **fsp,
-    const char **base, bool *dir)
+    const char **base)
 {
 	struct trashd *d = c->d;
-	struct entry_list l = { 0 };
 	struct entry e;
-	const char *rel, *last;
-	int64_t version = 1, before = 0;
+
+	snprintf(c->target, sizeof(c->target), "id=%" PRId64 " uid=%u",
+	    m->num[A_ID], uid);
+	if (index_get(d->db, m->num[A_ID], &e) < 0) {
+		control_reply_error(c, ENOENT, "no entry %" PRId64,
+		    m->num[A_ID]);
+		return -ENOENT;
+	}
+	if (e.trash_uid != uid) {
+		entry_clear(&e);
+		if (c->peer.admin && !PROTO_HAS(m, A_UID))
+			control_reply_error(c, EPERM, "entry %" PRId64 " is "
+			    "in the trash of uid %u: name that user "
+			    "explicitly", m->num[A_ID], e.trash_uid);
+		else
+			control_reply_error(c, EPERM, "entry %" PRId64 " is "
+			    "not in the trash of uid %u", m->num[A_ID], uid);
+		return -EPERM;
+	}
+	if (e.state != ENTRY_TRASHED) {
+		control_reply_error(c, EALREADY, "entry %" PRId64 " is %s",
+		    e.id, entry_state_name(e.state));
+		entry_clear(&e);
+		return -EALREADY;
+	}
+	if ((*fsp = trash_fs(d, e.fs_id)) == NULL) {
+		entry_clear(&e);
+		control_reply_error(c, ENODEV, "its filesystem is not "
+		    "managed any more");
+		return -ENODEV;
+	}
+	out->v = xmalloc(sizeof(*out->v));
+	out->v[0] = e;
+	out->n = 1;
+	*base = e.orig_path != NULL ? e.orig_path : "";
+	return 0;
+}
+
+/*
+ * The @version-th newest entry deleted from exactly @rel (before @before,
+ * 0: any time): 1 with it in @out, 0 if none was ever deleted from there
+ * (@rel may be a directory), else -errno with the reply sent.
+ */
+static int
+control_select_version(struct control_conn *c, const struct proto_msg *m,
+    const struct tfs *fs, uint32_t uid, const char *rel, int64_t version,
+    int64_t before, struct entry_list *out)
+{
+	struct entry_list l = { 0 };
 	size_t i, j, k;
 	int r;
 
-	out->v = NULL;
-	out->n = 0;
-	*dir = false;
-	if (PROTO_HAS(m, A_VERSION))
-		version = m->num[A_VERSION];
-	if (PROTO_HAS(m, A_BEFORE))
-		before = m->num[A_BEFORE];
-	if (version < 1) {
-		control_reply_error(c, EINVAL, "versions count from 1, the "
-		    "newest");
-		return -EINVAL;
+	if ((r = index_by_path(c->d->db, fs->id, uid, rel, true, &l)) < 0)
+		return control_select_fail(c, r);
+	/* Newest first: skip the newer ones. */
+	for (i = 0, k = 0; i < l.n; i++) {
+		if (before > 0 && l.v[i].deleted_ns >= before)
+			continue;
+		if (++k == (size_t)version)
+			break;
 	}
-	if (PROTO_HAS(m, A_ID) == PROTO_HAS(m, A_PATH)) {
-		control_reply_error(c, EINVAL, "name an entry by id or by "
-		    "path");
-		return -EINVAL;
-	}
-	if (PROTO_HAS(m, A_ID)) {
-		snprintf(c->target, sizeof(c->target), "id=%" PRId64
-		    " uid=%u", m->num[A_ID], uid);
-		if ((r = index_get(d->db, m->num[A_ID], &e)) < 0) {
-			control_reply_error(c, ENOENT, "no entry %" PRId64,
-			    m->num[A_ID]);
-			return -ENOENT;
-		}
-		if (e.trash_uid != uid) {
-			entry_clear(&e);
-			if (c->peer.admin && !PROTO_HAS(m, A_UID))
-				control_reply_error(c, EPERM, "entry %" PRId64
-				    " is in the trash of uid %u: name that "
-				    "user explicitly", m->num[A_ID],
-				    e.trash_uid);
-			else
-				control_reply_error(c, EPERM, "entry %" PRId64
-				    " is not in the trash of uid %u",
-				    m->num[A_ID], uid);
-			return -EPERM;
-		}
-		if (e.state != ENTRY_TRASHED) {
-			control_reply_error(c, EALREADY, "entry %" PRId64
-			    " is %s", e.id, entry_state_name(e.state));
-			entry_clear(&e);
-			return -EALREADY;
-		}
-		if ((*fsp = daemon_fs(d, e.fs_id)) == NULL) {
-			entry_clear(&e);
-			control_reply_error(c, ENODEV, "its filesystem is "
-			    "not managed any more");
-			return -ENODEV;
-		}
+	if (i < l.n) {
 		out->v = xmalloc(sizeof(*out->v));
-		out->v[0] = e;
+		out->v[0] = l.v[i];
+		memset(&l.v[i], 0, sizeof(l.v[i]));
 		out->n = 1;
-		*base = e.orig_path != NULL ? e.orig_path : "";
-		return 0;
+		for (j = 0; j < l.n; j++)
+			if (l.v[j].name != NULL)
+				entry_clear(&l.v[j]);
+		free(l.v);
+		return 1;
 	}
-	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
-	c->path = m->str[A_PATH];
-	if (control_path_fs(d, m->str[A_PATH], fsp, &rel) < 0) {
-		control_reply_error(c, ENOENT, "%s: not on a filesystem "
-		    "trashd manages", m->str[A_PATH]);
+	if (l.n > 0) {
+		entry_list_free(&l);
+		control_reply_error(c, ENOENT, "%s: no such version in the "
+		    "trash", m->str[A_PATH]);
 		return -ENOENT;
 	}
-	if (control_rel_valid(rel, true) < 0) {
-		control_reply_error(c, EINVAL, "%s: not a plain absolute "
-		    "path", m->str[A_PATH]);
-		return -EINVAL;
-	}
-	*base = rel;
-	if (rel[0] != '\0') {
-		if ((r = index_by_path(d->db, (*fsp)->id, uid, rel, true,
-		    &l)) < 0)
-			goto fail;
-		/* Newest first: skip the newer ones. */
-		for (i = 0, k = 0; i < l.n; i++) {
-			if (before > 0 && l.v[i].deleted_ns >= before)
-				continue;
-			if (++k == (size_t)version)
-				break;
-		}
-		if (i < l.n) {
-			out->v = xmalloc(sizeof(*out->v));
-			out->v[0] = l.v[i];
-			memset(&l.v[i], 0, sizeof(l.v[i]));
-			out->n = 1;
-			for (j = 0; j < l.n; j++)
-				if (l.v[j].name != NULL)
-					entry_clear(&l.v[j]);
-			free(l.v);
-			return 0;
-		}
-		if (l.n > 0) {
-			entry_list_free(&l);
-			control_reply_error(c, ENOENT, "%s: no such version "
-			    "in the trash", m->str[A_PATH]);
-			return -ENOENT;
-		}
-	}
-	if (version != 1) {
-		control_reply_error(c, EINVAL, "--version picks one file, "
-		    "not a directory");
-		return -EINVAL;
-	}
-	*dir = true;
-	if ((r = index_by_path(d->db, (*fsp)->id, uid, rel, false, &l)) < 0)
-		goto fail;
+	free(l.v);
+	return 0;
+}
+
+/*
+ * Every entry deleted from under @rel (before @before, 0: any time), the
+ * newest of each original path.
+ */
+static int
+control_select_dir(struct control_conn *c, const struct proto_msg *m,
+    const struct tfs *fs, uint32_t uid, const char *rel, int64_t before,
+    struct entry_list *out)
+{
+	struct entry_list l = { 0 };
+	const char *last;
+	size_t i;
+	int r;
+
+	if ((r = index_by_path(c->d->db, fs->id, uid, rel, false, &l)) < 0)
+		return control_select_fail(c, r);
 	/*
 	 * Sorted by original path, newest first within one: keep the first
 	 * of each path deleted before @before.
@@ -1085,9 +1043,67 @@ control_select(struct control_conn *c, const struct proto_msg *m,
 		return -ENOENT;
 	}
 	return 0;
-fail:
-	control_reply_error(c, -r, "index: %s", strerror(-r));
-	return r;
+}
+
+/*
+ * The entries a restore or wipe acts on, in uid @uid's trash: by id, or by
+ * path: the newest whose original path is PATH (the @version-th newest,
+ * deleted before @before), else every entry under PATH, the newest of
+ * each original path.  *@fsp, *@base: the filesystem and the relative
+ * path the selection was made by; *@dir: whether PATH was a directory.
+ * Returns 0 or -errno with the reply sent.
+ */
+static int
+control_select(struct control_conn *c, const struct proto_msg *m,
+    uint32_t uid, struct entry_list *out, struct tfs **fsp,
+    const char **base, bool *dir)
+{
+	int64_t version = 1, before = 0;
+	const char *rel;
+	int r;
+
+	out->v = NULL;
+	out->n = 0;
+	*dir = false;
+	if (PROTO_HAS(m, A_VERSION))
+		version = m->num[A_VERSION];
+	if (PROTO_HAS(m, A_BEFORE))
+		before = m->num[A_BEFORE];
+	if (version < 1) {
+		control_reply_error(c, EINVAL, "versions count from 1, the "
+		    "newest");
+		return -EINVAL;
+	}
+	if (PROTO_HAS(m, A_ID) == PROTO_HAS(m, A_PATH)) {
+		control_reply_error(c, EINVAL, "name an entry by id or by "
+		    "path");
+		return -EINVAL;
+	}
+	if (PROTO_HAS(m, A_ID))
+		return control_select_id(c, m, uid, out, fsp, base);
+	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
+	c->path = m->str[A_PATH];
+	if (control_path_fs(c->d, m->str[A_PATH], fsp, &rel) < 0) {
+		control_reply_error(c, ENOENT, "%s: not on a filesystem "
+		    "trashd manages", m->str[A_PATH]);
+		return -ENOENT;
+	}
+	if (trash_rel_valid(rel, true) < 0) {
+		control_reply_error(c, EINVAL, "%s: not a plain absolute "
+		    "path", m->str[A_PATH]);
+		return -EINVAL;
+	}
+	*base = rel;
+	if (rel[0] != '\0' && (r = control_select_version(c, m, *fsp, uid,
+	    rel, version, before, out)) != 0)
+		return r < 0 ? r : 0;
+	if (version != 1) {
+		control_reply_error(c, EINVAL, "--version picks one file, "
+		    "not a directory");
+		return -EINVAL;
+	}
+	*dir = true;
+	return control_select_dir(c, m, *fsp, uid, rel, before, out);
 }
 
 /* Where entry @e goes: its original path, or under --to. */
@@ -1098,7 +1114,7 @@ control_target(const struct entry *e, const char *base, bool dir,
 	const char *tail;
 	char *t;
 
-	if (e->orig_path == NULL || control_rel_valid(e->orig_path,
+	if (e->orig_path == NULL || trash_rel_valid(e->orig_path,
 	    false) < 0)
 		return NULL;	/* unknown or unsafe: refused */
 	if (to == NULL)
@@ -1163,7 +1179,7 @@ control_restore(struct control_conn *c, const struct proto_msg *m)
 			    fs->path);
 			goto out;
 		}
-		if (control_rel_valid(to, dir) < 0) {
+		if (trash_rel_valid(to, dir) < 0) {
 			control_reply_error(c, EINVAL, "%s: not a plain "
 			    "absolute path", m->str[A_TO]);
 			goto out;
@@ -1197,8 +1213,9 @@ control_restore(struct control_conn *c, const struct proto_msg *m)
 	    l.n, l.n == 1 ? "y" : "ies", uid, uid != c->peer.uid ?
 	    " (on behalf)" : "");
 	c->busy = true;
-	r = restore_start(d, c, fs, uid, &cr, &l, targets,
-	    PROTO_HAS(m, A_OVERWRITE) && m->num[A_OVERWRITE], mask);
+	r = restore_start(d, &control_restore_client, c, &c->peer, fs, uid,
+	    &cr, &l, targets, PROTO_HAS(m, A_OVERWRITE) &&
+	    m->num[A_OVERWRITE], mask, &c->job);
 	/* restore_start took the list and the targets, even on failure. */
 	targets = NULL;
 	if (r < 0) {
@@ -1386,46 +1403,74 @@ control_empty(struct control_conn *c, const struct proto_msg *m)
 
 /* ---- dispatch ---- */
 
-typedef void (*control_verb_fn)(struct control_conn *,
-    const struct proto_msg *);
+/* Only an admin (uid 0, or a member of admin-group) may ask. */
+#define CONTROL_ADMIN	0x1
 
-static const control_verb_fn control_verbs[] = {
-	[MSG_STATUS - MSG_STATUS] = control_status,
-	[MSG_LIST - MSG_STATUS] = control_list,
-	[MSG_RESTORE - MSG_STATUS] = control_restore,
-	[MSG_WIPE - MSG_STATUS] = control_wipe,
-	[MSG_EMPTY - MSG_STATUS] = control_empty,
-	[MSG_QUOTA - MSG_STATUS] = control_quota,
-	[MSG_POLICY_GET - MSG_STATUS] = control_policy_get,
-	[MSG_POLICY_SET - MSG_STATUS] = control_policy_set,
-	[MSG_AUDIT - MSG_STATUS] = control_audit_query,
+/*
+ * The requests: each with its name (the protocol's, proto_type_name(), for
+ * the audit record), who may ask, and its handler.  A handler replies, or
+ * leaves a job (a restore, a list, an empty) that ends the request later.
+ * CONTROL_ADMIN is checked before the handler reads anything; the other
+ * verbs check what they are asked for (another uid, all users) themselves.
+ */
+static const struct control_verb {
+	uint16_t	 type;
+	const char	*name;
+	unsigned	 flags;
+	void		(*handler)(struct control_conn *,
+			    const struct proto_msg *);
+} control_verbs[] = {
+	{ MSG_STATUS,	"status",	0,		control_status },
+	{ MSG_LIST,	"list",		0,		control_list },
+	{ MSG_RESTORE,	"restore",	0,		control_restore },
+	{ MSG_WIPE,	"wipe",		0,		control_wipe },
+	{ MSG_EMPTY,	"empty",	0,		control_empty },
+	{ MSG_QUOTA,	"quota",	0,		control_quota },
+	{ MSG_POLICY_GET, "policy-get",	CONTROL_ADMIN,	control_policy_get },
+	{ MSG_POLICY_SET, "policy-set",	CONTROL_ADMIN,	control_policy_set },
+	{ MSG_AUDIT,	"audit",	CONTROL_ADMIN,	control_audit_query },
 };
+#define CONTROL_NVERBS	(sizeof(control_verbs) / sizeof(control_verbs[0]))
+
+static const struct control_verb *
+control_verb_find(uint16_t type)
+{
+	size_t i;
+
+	for (i = 0; i < CONTROL_NVERBS; i++)
+		if (control_verbs[i].type == type)
+			return &control_verbs[i];
+	return NULL;
+}
 
 static void
 control_dispatch(struct control_conn *c, const struct proto_hdr *h,
     const uint8_t *payload)
 {
 	struct proto_msg *m = xmalloc(sizeof(*m));
-	const char *why, *verb = proto_type_name(h->type);
+	const struct control_verb *v;
+	const char *why, *verb = "unknown";
 	int r;
 
 	c->target[0] = c->result[0] = '\0';
 	c->path = NULL;
-	if (h->type < MSG_STATUS || h->type > MSG_REQ_LAST) {
+	if ((v = control_verb_find(h->type)) == NULL) {
 		snprintf(c->target, sizeof(c->target), "type=%u",
 		    (unsigned)h->type);
 		control_reply_error(c, EBADMSG, "unknown request type %u",
 		    (unsigned)h->type);
-		verb = "unknown";
 		goto out;
 	}
+	verb = v->name;
 	if ((r = proto_parse(h, payload, m, &why)) < 0) {
 		control_reply_error(c, EBADMSG, "malformed %s request: %s",
 		    verb, why);
 		goto out;
 	}
 	c->busy = true;
-	control_verbs[h->type - MSG_STATUS](c, m);
+	if ((v->flags & CONTROL_ADMIN) && control_need_admin(c) < 0)
+		goto out;
+	v->handler(c, m);
 	/* An empty under way audits itself when it is over. */
 	if (c->empty != NULL) {
 		free(m);

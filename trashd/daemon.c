@@ -5,88 +5,13 @@
  * handler gets the struct trashd: a control.c adds its listener here.
  */
 #include <errno.h>
-#include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trashd.h"
-
-/* Coalesce the policy runs that a burst of new entries asks for. */
-#define DAEMON_POLICY_DELAY_MS	500
-
-struct tfs *
-daemon_fs(struct trashd *d, int64_t fs_id)
-{
-	size_t i;
-
-	for (i = 0; i < d->nfs; i++)
-		if (d->fs[i].id == fs_id)
-			return &d->fs[i];
-	return NULL;
-}
-
-/*
- * The policy timer: a full run (every policy, the whole index) each
- * policy-interval and when one was asked for; in between, runs over just
- * the entries that came since the last one (policy_fresh()), so that a
- * burst of deletions does not pay for runs over the whole index.
- */
-static void
-daemon_policy_timer(evutil_socket_t fd, short ev, void *arg)
-{
-	struct trashd *d = arg;
-	struct timeval tv = { 0, 0 };
-	int64_t now = now_ns(), left;
-
-	(void)fd;
-	(void)ev;
-	if (d->policy_full || now >= d->policy_due) {
-		d->policy_full = false;
-		if (policy_run(d, now) < 0)
-			log_warnx("policy: run failed");
-		d->policy_due = now + (d->conf->interval > 0 ?
-		    d->conf->interval : 300) * NSEC_PER_SEC;
-	} else if (policy_fresh(d, now) < 0) {
-		log_warnx("policy: run failed");
-	}
-	wipe_kick(d);
-	left = d->policy_due - now_ns();
-	if (left > 0) {
-		tv.tv_sec = left / NSEC_PER_SEC;
-		tv.tv_usec = left % NSEC_PER_SEC / 1000;
-	}
-	evtimer_add(d->policy_ev, &tv);
-}
-
-/* A full policy run soon: the configuration or a policy changed. */
-void
-daemon_policy_soon(struct trashd *d)
-{
-	d->policy_full = true;
-	daemon_policy_new(d);
-}
-
-/* A run soon over the entries new since the last one. */
-void
-daemon_policy_new(struct trashd *d)
-{
-	struct timeval tv = { 0, DAEMON_POLICY_DELAY_MS * 1000 }, left;
-
-	if (d->base == NULL || d->policy_ev == NULL)
-		return;
-	/* Only bring the next run forward, never push it back. */
-	if (evtimer_pending(d->policy_ev, &left)) {
-		struct timeval now;
-
-		event_base_gettimeofday_cached(d->base, &now);
-		if (left.tv_sec - now.tv_sec <= 0)
-			return;
-	}
-	evtimer_add(d->policy_ev, &tv);
-}
+#include "daemon.h"
 
 static void
 daemon_close_fs(struct trashd *d)
@@ -169,6 +94,10 @@ daemon_open(struct trashd *d, struct config *conf, struct event_base *base,
 	d->conf = conf;
 	d->base = base;
 	d->inotify_fd = -1;
+	/* What the scan learns, the services above it act on. */
+	d->uid_found = watch_uid;
+	d->entry_new = policy_indexed;
+	d->entry_moving = restore_owns;
 	umask(077);
 	if ((r = db_open(conf->database, 0, &d->db, err, errlen)) < 0)
 		goto fail;
@@ -177,13 +106,11 @@ daemon_open(struct trashd *d, struct config *conf, struct event_base *base,
 			snprintf(err, errlen, "inotify: %s", strerror(-r));
 			goto fail;
 		}
-		d->policy_ev = evtimer_new(base, daemon_policy_timer, d);
-		if (d->policy_ev == NULL)
-			fatalx("cannot add the policy timer");
 	}
+	policy_start(d);
 	daemon_open_fs(d);
 	daemon_recover(d);
-	daemon_policy_soon(d);
+	policy_soon(d);
 	return 0;
 fail:
 	daemon_close(d);
@@ -195,16 +122,11 @@ daemon_close(struct trashd *d)
 {
 	wipe_worker_reap(d);
 	daemon_close_fs(d);
-	if (d->policy_ev != NULL)
-		event_free(d->policy_ev);
-	d->policy_ev = NULL;
+	policy_stop(d);
 	db_close(d->db);
 	d->db = NULL;
 	config_free(d->conf);
 	d->conf = NULL;
-	free(d->fresh);
-	d->fresh = NULL;
-	d->nfresh = d->fresh_cap = 0;
 }
 
 /*
@@ -235,6 +157,6 @@ daemon_reload(struct trashd *d, struct config *conf)
 	for (i = 0; i < d->nfs; i++)
 		log_debug("reload: %s", d->fs[i].path);
 	daemon_recover(d);
-	daemon_policy_soon(d);
+	policy_soon(d);
 	return 0;
 }

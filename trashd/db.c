@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trashd.h"
+#include "store.h"
 
 /* Distinct SQL statements in trashd; a larger need is a programming error. */
 #define DB_STMT_CACHE	128

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trashd.h"
+#include "store.h"
 
 static const char *const entry_states[] = {
 	[ENTRY_TRASHED] = "trashed",
@@ -520,4 +520,83 @@ index_by_path(struct db *db, int64_t fs_id, uint32_t uid, const char *rel,
 	free(lo);
 	free(hi);
 	return r;
+}
+
+/*
+ * The scan's marks (a temp table, per connection): which live rows this
+ * scan saw; index_unseen() lists the rest.
+ */
+int
+index_seen_reset(struct db *db)
+{
+	return db_exec(db, "DELETE FROM temp.scan_seen");
+}
+
+int
+index_seen(struct db *db, int64_t id)
+{
+	static const char sql[] =
+	    "INSERT OR IGNORE INTO temp.scan_seen (id) VALUES (?1)";
+	sqlite3_stmt *st;
+
+	if ((st = db_stmt(db, sql)) == NULL)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, id);
+	return db_done(db, st);
+}
+
+/*
+ * The ids of the live rows of @fs_id (of @uid, -1: all) not marked seen,
+ * into *@ids (malloc'd, *@n of them).  Only ids: the rows of a large
+ * trash are not held, and the select is finished when this returns.
+ */
+int
+index_unseen(struct db *db, int64_t fs_id, int64_t uid, int64_t **ids,
+    size_t *n)
+{
+	static const char sql[] =
+	    "SELECT id FROM entries WHERE fs_id = ?1 AND "
+	    "(?2 < 0 OR trash_uid = ?2) AND state = 'trashed' AND "
+	    "id NOT IN (SELECT id FROM temp.scan_seen)";
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int r;
+
+	*ids = NULL;
+	*n = 0;
+	if ((st = db_stmt(db, sql)) == NULL)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, fs_id);
+	sqlite3_bind_int64(st, 2, uid);
+	while ((r = db_row(db, st)) > 0) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			*ids = xreallocarray(*ids, cap, sizeof(**ids));
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	return r;
+}
+
+/* A wipe's row (@w->entry_id 0: of no entry), beside its audit record. */
+int
+index_wipe_record(struct db *db, const struct wipe_row *w)
+{
+	static const char sql[] =
+	    "INSERT INTO wipes (entry_id, time_ns, method, result, passes, "
+	    "bytes, nlink, promises) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+	sqlite3_stmt *st;
+
+	if ((st = db_stmt(db, sql)) == NULL)
+		return -EIO;
+	if (w->entry_id != 0)
+		sqlite3_bind_int64(st, 1, w->entry_id);
+	sqlite3_bind_int64(st, 2, w->time_ns);
+	db_bind_text(st, 3, w->method);
+	db_bind_text(st, 4, w->result);
+	sqlite3_bind_int64(st, 5, w->passes);
+	sqlite3_bind_int64(st, 6, (int64_t)w->bytes);
+	sqlite3_bind_int64(st, 7, (int64_t)w->nlink);
+	db_bind_text(st, 8, w->promises);
+	return db_done(db, st);
 }

@@ -16,7 +16,7 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "trashd.h"
+#include "base.h"
 #include "vis.h"
 
 /* A line: a path of PATH_MAX and what trashd says about it. */

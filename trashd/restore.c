@@ -47,7 +47,7 @@
 #include <unistd.h>
 
 #include "proto.h"
-#include "trashd.h"
+#include "services.h"
 
 /* Groups taken from the account database for an on-behalf restore. */
 #define RESTORE_GROUPS_MAX	1024
@@ -74,7 +74,8 @@ struct restore_id {
 struct restore_job {
 	LIST_ENTRY(restore_job) entry;
 	struct trashd		*d;
-	struct control_conn	*c;		/* NULL: the client left */
+	const struct restore_client *cl;
+	void			*c;		/* NULL: the client left */
 	int64_t			 fs_id;
 	char			*fs_path;
 	uint32_t		 uid;		/* whose trash */
@@ -225,7 +226,7 @@ restore_move(int rootfd, int tudirfd, const char *name,
 	*owner = (uid_t)NO_OWNER;
 	*plen = 0;
 
-	if (control_rel_valid(target, false) < 0)
+	if (trash_rel_valid(target, false) < 0)
 		return -EINVAL;
 	if (fstatat(tudirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
@@ -455,7 +456,7 @@ restore_tell(struct restore_job *j, size_t idx, int err, const char *msg)
 	proto_str(b, A_TO, to);
 	proto_num(b, A_SIZE, e->size);
 	proto_str(b, A_MESSAGE, msg);
-	control_send(j->c, b);
+	j->cl->send(j->c, b);
 	free(b);
 	free(to);
 }
@@ -467,7 +468,7 @@ restore_report(struct restore_job *j, size_t idx, int err, uint32_t owner,
 {
 	struct trashd *d = j->d;
 	struct entry *e = &j->l.v[idx];
-	struct tfs *fs = daemon_fs(d, j->fs_id);
+	struct tfs *fs = trash_fs(d, j->fs_id);
 	char msg[PATH_MAX + 128], result[sizeof(msg) + 64];
 	int r;
 
@@ -516,14 +517,14 @@ restore_free(struct restore_job *j)
 
 /*
  * The reply ends with its counts; the client is detached and returned,
- * for the caller to pass to control_request_done() once the job is freed
+ * for the caller to pass to its client's done() once the job is freed
  * or is to stay (its next request may be another restore, which counts
  * the jobs).
  */
-static struct control_conn *
+static void *
 restore_end_reply(struct restore_job *j, size_t failed)
 {
-	struct control_conn *c = j->c;
+	void *c = j->c;
 	struct proto_buf *b;
 
 	if (c == NULL)
@@ -533,7 +534,7 @@ restore_end_reply(struct restore_job *j, size_t failed)
 	proto_init(b, MSG_OK);
 	proto_num(b, A_DONE, (int64_t)j->done);
 	proto_num(b, A_FAILED, (int64_t)(j->failed + failed));
-	control_send(c, b);
+	j->cl->send(c, b);
 	free(b);
 	return c;
 }
@@ -546,10 +547,11 @@ restore_end_reply(struct restore_job *j, size_t failed)
 static void
 restore_finish(struct restore_job *j, bool block)
 {
-	struct control_conn *c;
+	const struct restore_client *cl = j->cl;
 	struct tfs *fs;
 	struct tuid *tu;
 	int status = 0;
+	void *c;
 	size_t i;
 	pid_t r;
 
@@ -567,7 +569,7 @@ restore_finish(struct restore_job *j, bool block)
 	 * for the client, and whatever left the trash is recorded as gone
 	 * (the departure restore_owns() held back).
 	 */
-	if ((fs = daemon_fs(j->d, j->fs_id)) == NULL ||
+	if ((fs = trash_fs(j->d, j->fs_id)) == NULL ||
 	    trash_uid(fs, j->uid, &tu) < 0)
 		tu = NULL;
 	for (i = 0; i < j->l.n; i++) {
@@ -580,7 +582,7 @@ restore_finish(struct restore_job *j, bool block)
 	c = restore_end_reply(j, 0);
 	restore_free(j);
 	if (c != NULL)
-		control_request_done(c);
+		cl->done(c);
 }
 
 static void
@@ -645,21 +647,22 @@ restore_timeout(evutil_socket_t fd, short ev, void *arg)
 		restore_tell(j, i, ETIMEDOUT, restore_errstr(ETIMEDOUT));
 		left++;
 	}
-	control_request_done(restore_end_reply(j, left));
+	j->cl->done(restore_end_reply(j, left));
 }
 
 /*
  * Start restoring @l (taken, with @targets, in every case) from uid
- * @uid's trash on @fs as @cr, for client @c.  The reply is a PROGRESS,
- * one RESULT per entry, then OK; control_request_done() ends it.
+ * @uid's trash on @fs as @cr, for client @c of peer @p, which @cl tells.
+ * The reply is a PROGRESS, one RESULT per entry, then OK; @cl's done()
+ * ends it.  The job is *@jp, for restore_detach().
  */
 int
-restore_start(struct trashd *d, struct control_conn *c, struct tfs *fs,
-    uint32_t uid, const struct creds *cr, struct entry_list *l,
-    char **targets, bool overwrite, mode_t mask)
+restore_start(struct trashd *d, const struct restore_client *cl, void *c,
+    const struct peer *p, struct tfs *fs, uint32_t uid,
+    const struct creds *cr, struct entry_list *l, char **targets,
+    bool overwrite, mode_t mask, struct restore_job **jp)
 {
 	struct restore_job *j = xcalloc(1, sizeof(*j));
-	const struct peer *p = control_peer(c);
 	struct timeval tv = { d->conf->restore_timeout, 0 };
 	struct proto_buf *b;
 	struct tuid *tu;
@@ -667,6 +670,7 @@ restore_start(struct trashd *d, struct control_conn *c, struct tfs *fs,
 	int pfd[2], r;
 
 	j->d = d;
+	j->cl = cl;
 	j->c = c;
 	j->fs_id = fs->id;
 	j->fs_path = xstrdup(fs->path);
@@ -720,13 +724,13 @@ restore_start(struct trashd *d, struct control_conn *c, struct tfs *fs,
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_PROGRESS);
 	proto_num(b, A_TOTAL, (int64_t)j->l.n);
-	control_send(c, b);
+	cl->send(c, b);
 	free(b);
 	/* Refused up front: reported now, never sent to the child. */
 	for (i = 0; i < j->l.n; i++)
 		if (targets[i] == NULL)
 			restore_report(j, i, EINVAL, NO_OWNER, 0);
-	control_set_job(c, j);
+	*jp = j;
 	log_debug("restore: child %d: %zu entries of uid %u as uid %u",
 	    (int)j->pid, j->l.n, uid, (unsigned)cr->uid);
 	return 0;

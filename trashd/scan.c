@@ -12,7 +12,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/fs.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +20,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "trashd.h"
+#include "services.h"
 
 /* Names scanned per transaction (see scan_dir()). */
 #define SCAN_BATCH	4096
@@ -145,19 +144,6 @@ scan_birth_ns(int fd, int64_t *out)
 	return 0;
 }
 
-static int
-scan_mark_seen(struct trashd *d, int64_t id)
-{
-	static const char sql[] =
-	    "INSERT OR IGNORE INTO temp.scan_seen (id) VALUES (?1)";
-	sqlite3_stmt *st;
-
-	if ((st = db_stmt(d->db, sql)) == NULL)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, id);
-	return db_done(d->db, st);
-}
-
 static int	scan_vanished(struct trashd *, struct tfs *, struct entry *);
 
 /*
@@ -270,10 +256,11 @@ scan_entry(struct trashd *d, struct tfs *fs, struct tuid *tu,
 	if (id != NULL)
 		*id = e.id;
 	audit_entry(d, e.deleter_uid, 0, "trashed", fs, &e, "ok");
-	policy_new_entry(d, e.id, d->conf->min_age > 0 &&
-	    scan_birth_ns(fd, &born) == 0 &&
-	    policy_too_young(d->conf->min_age, born, e.deleted_ns));
-	daemon_policy_new(d);
+	/* Its birth only for min-age: statx is not free. */
+	if (d->conf->min_age <= 0 || scan_birth_ns(fd, &born) < 0)
+		born = -1;
+	if (d->entry_new != NULL)
+		d->entry_new(d, e.id, born, e.deleted_ns);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -288,7 +275,7 @@ scan_vanished(struct trashd *d, struct tfs *fs, struct entry *e)
 	int r;
 
 	/* A restore is moving it: its report records who did. */
-	if (restore_owns(e->id))
+	if (d->entry_moving != NULL && d->entry_moving(e->id))
 		return 0;
 	if ((r = index_set_state(d->db, e->id, ENTRY_RESTORED)) < 0)
 		return r;
@@ -350,7 +337,7 @@ scan_dir(struct trashd *d, struct tfs *fs, struct tuid *tu)
 			r = 0;
 			continue;	/* one bad entry stops nothing */
 		}
-		if (id != 0 && (r = scan_mark_seen(d, id)) < 0)
+		if (id != 0 && (r = index_seen(d->db, id)) < 0)
 			break;
 		if (++n % SCAN_BATCH == 0 && ((r = db_commit(d->db)) < 0 ||
 		    (r = db_begin(d->db)) < 0))
@@ -370,27 +357,12 @@ scan_dir(struct trashd *d, struct tfs *fs, struct tuid *tu)
 static int
 scan_sweep(struct trashd *d, struct tfs *fs, int64_t uid)
 {
-	static const char sql[] =
-	    "SELECT id FROM entries WHERE fs_id = ?1 AND "
-	    "(?2 < 0 OR trash_uid = ?2) AND state = 'trashed' AND "
-	    "id NOT IN (SELECT id FROM temp.scan_seen)";
 	struct entry e;
-	sqlite3_stmt *st;
-	int64_t *ids = NULL;
-	size_t n = 0, cap = 0, i;
+	int64_t *ids;
+	size_t n, i;
 	int r;
 
-	if ((st = db_stmt(d->db, sql)) == NULL)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, fs->id);
-	sqlite3_bind_int64(st, 2, uid);
-	while ((r = db_row(d->db, st)) > 0) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			ids = xreallocarray(ids, cap, sizeof(*ids));
-		}
-		ids[n++] = sqlite3_column_int64(st, 0);
-	}
+	r = index_unseen(d->db, fs->id, uid, &ids, &n);
 	for (i = 0; i < n && r == 0; i++) {
 		if ((r = index_get(d->db, ids[i], &e)) < 0)
 			break;
@@ -408,7 +380,7 @@ scan_uid(struct trashd *d, struct tfs *fs, struct tuid *tu)
 
 	if ((r = db_begin(d->db)) < 0)
 		return r;
-	if ((r = db_exec(d->db, "DELETE FROM temp.scan_seen")) < 0 ||
+	if ((r = index_seen_reset(d->db)) < 0 ||
 	    (r = scan_dir(d, fs, tu)) < 0 ||
 	    (r = scan_sweep(d, fs, tu->uid)) < 0) {
 		db_rollback(d->db);
@@ -428,7 +400,7 @@ scan_fs(struct trashd *d, struct tfs *fs)
 
 	if ((r = db_begin(d->db)) < 0)
 		return r;
-	if ((r = db_exec(d->db, "DELETE FROM temp.scan_seen")) < 0)
+	if ((r = index_seen_reset(d->db)) < 0)
 		goto fail;
 	fd = openat(fs->trashfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
@@ -446,8 +418,8 @@ scan_fs(struct trashd *d, struct tfs *fs)
 			continue;
 		}
 		/* Watched first, scanned second: nothing slips between. */
-		if (d->inotify_fd >= 0 && tu->wd < 0 &&
-		    (r = watch_uid(d, fs, tu)) < 0)
+		if (d->inotify_fd >= 0 && tu->wd < 0 && d->uid_found != NULL &&
+		    (r = d->uid_found(d, fs, tu)) < 0)
 			log_warnx("scan: %s/.trash/%u: cannot watch: %s",
 			    fs->path, uid, strerror(-r));
 		if ((r = scan_dir(d, fs, tu)) < 0) {
@@ -558,8 +530,8 @@ scan_resume_list(struct trashd *d, struct tfs *fs, struct scan_resume *z)
 			    de->d_name, strerror(-r));
 			continue;
 		}
-		if (d->inotify_fd >= 0 && tu->wd < 0 &&
-		    (r = watch_uid(d, fs, tu)) < 0)
+		if (d->inotify_fd >= 0 && tu->wd < 0 && d->uid_found != NULL &&
+		    (r = d->uid_found(d, fs, tu)) < 0)
 			log_warnx("scan: %s/.trash/%u: cannot watch: %s",
 			    fs->path, uid, strerror(-r));
 		if (z->nuids == cap) {

@@ -9,13 +9,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trashd.h"
+#include "fs.h"
 
 static int
 trash_check_dir(int fd, const struct ident *root, mode_t forbidden)
@@ -258,4 +259,45 @@ trash_entry_unlink(struct tfs *fs, int dirfd, const char *name,
 	if (unlinkat(dirfd, name, 0) < 0)
 		return -errno;
 	return 0;
+}
+
+/* The managed filesystem of index id @fs_id, NULL: none. */
+struct tfs *
+trash_fs(struct trashd *d, int64_t fs_id)
+{
+	size_t i;
+
+	for (i = 0; i < d->nfs; i++)
+		if (d->fs[i].id == fs_id)
+			return &d->fs[i];
+	return NULL;
+}
+
+/*
+ * A path relative to a filesystem root that a restore may use: no leading
+ * slash, no empty, "." or ".." component, bounded lengths.  The empty path
+ * (the root itself) only with @empty_ok.
+ */
+int
+trash_rel_valid(const char *rel, bool empty_ok)
+{
+	const char *p = rel, *slash;
+	size_t len;
+
+	if (*rel == '\0')
+		return empty_ok ? 0 : -EINVAL;
+	if (strlen(rel) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	for (;;) {
+		slash = strchr(p, '/');
+		len = slash != NULL ? (size_t)(slash - p) : strlen(p);
+		if (len == 0 || len > NAME_MAX)
+			return -EINVAL;
+		if ((len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.'))
+			return -EINVAL;
+		if (slash == NULL)
+			return 0;
+		p = slash + 1;
+	}
 }

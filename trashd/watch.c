@@ -18,7 +18,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "trashd.h"
+#include "services.h"
 
 #define WATCH_TRASH_MASK	(IN_CREATE | IN_MOVED_TO | IN_DELETE | \
 	IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Secure wipe of +s entries.
+ * Secure wipe of one file: the methods, in the filesystem layer.  The
+ * queue that stages entries and runs these in a worker is wipeq.c.
  *
- * An entry is first moved into /.trash/.wipe (root, 0700) under its row id,
- * so no user can reach it, and only then marked "wiping": .wipe is the
- * durable queue, and everything in it is wiped again after a crash.
- * There, if the inode has other links its data lives on elsewhere: it is
+ * If the inode has other links its data lives on elsewhere: it is
  * unlinked only, and that is recorded.  Otherwise its extents are
  * overwritten in place (by default one pass of random data, NIST SP 800-88
  * "Clear" on a disk that writes in place), fdatasync after each pass,
@@ -17,60 +15,34 @@
  * Only data is overwritten, never a hole, and never more than the file
  * has allocated (wipe_ranges()); never while another process has the
  * file open (wipe_lease()): such a wipe is deferred and retried.
- *
- * The overwriting runs in a forked worker that only does file I/O: the
- * daemon keeps serving, and the worker never touches the database.  It
- * keeps only its own fds and capabilities (wipe_worker_sandbox()).
  */
-#include <dirent.h>
 #include <errno.h>
-#include <event2/event.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/capability.h>
-#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
-#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "trashd.h"
+#include "fs.h"
 
 /* One write or read: large enough to stream, small enough to rate-limit. */
 #define WIPE_CHUNK		(1024 * 1024)
 /* Extents asked for per FIEMAP call. */
 #define WIPE_FIEMAP_BATCH	256
-/*
- * Extents or data ranges of one file we keep track of (a 1 TiB file in
- * 128 MiB extents needs 8192; 16 MiB of ranges).  A file with more FIEMAP
- * extents is mapped with SEEK_DATA/SEEK_HOLE instead, without the before
- * and after comparison; one with more data ranges than that is not wiped.
- */
-#define WIPE_EXTENTS_MAX	(1 << 20)
 /* Written bytes whose writeback is started at once (wipe_behind()). */
 #define WIPE_BEHIND		(16 * 1024 * 1024)
 /* Chunks of random data made ahead of the writer (wipe_gen). */
 #define WIPE_NBUF		4
-/* Jobs handed to one worker; the rest wait for the next one. */
-#define WIPE_JOBS_MAX		4096
-/*
- * An entry still open elsewhere is retried after 1 s, then 2, 4, ... up
- * to this many seconds, as long as some entry stays open.
- */
-#define WIPE_RETRY_MAX		30
 #define BTRFS_MAGIC		0x9123683EU
 #define BCACHEFS_MAGIC		0xca451a4eU
 #define ZFS_MAGIC		0x2fc12fc1U
@@ -80,31 +52,6 @@ struct wipe_extent {
 	uint64_t	physical;
 	uint64_t	length;
 	uint32_t	flags;
-};
-
-struct wipe_job {
-	size_t		fs;		/* index in d->fs */
-	int64_t		id;		/* 0: orphan */
-	struct ident	ident;
-	char		name[32];
-};
-
-/* What the worker sends back per job; far below PIPE_BUF: atomic. */
-struct wipe_msg {
-	uint32_t		job;
-	struct wipe_report	rep;
-};
-
-struct wipe_worker {
-	pid_t		 pid;
-	int		 fd;
-	struct event	*ev;
-	struct wipe_job	*jobs;
-	size_t		 njobs;
-	size_t		 done;
-	bool		 again;
-	char		 buf[sizeof(struct wipe_msg)];
-	size_t		 len;
 };
 
 /* xoshiro256**, seeded from getrandom() per pass: fast, not predictable. */
@@ -738,6 +685,86 @@ wipe_ranges(int fd, uint64_t blksize, uint64_t limit,
 	return 0;
 }
 
+/* What the inode's flags say a wipe cannot promise. */
+static void
+wipe_inode_promises(int fd, struct wipe_report *rep)
+{
+	int fl = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) < 0)
+		return;
+	if (fl & FS_ENCRYPT_FL)
+		rep->promises |= WIPE_LOW_ENCRYPTED;
+	if (fl & FS_INLINE_DATA_FL)
+		rep->promises |= WIPE_LOW_INLINE;
+	if (fl & FS_COMPR_FL)
+		rep->promises |= WIPE_LOW_ENCODED;
+}
+
+/*
+ * The data ranges of @fd (*@rv, and its FIEMAP extents in *@before where
+ * they could be listed), refused with -ENOSPC where they add up to more
+ * than the file has allocated.
+ */
+static int
+wipe_map(int fd, const struct stat *st, struct wipe_extent **before,
+    size_t *nbefore, struct wipe_range **rv, size_t *nr,
+    struct wipe_report *rep)
+{
+	uint64_t blksize = (uint64_t)st->st_blksize, limit, slack;
+	size_t i;
+	int r;
+
+	limit = ((uint64_t)st->st_size + blksize - 1) / blksize * blksize;
+	if ((r = wipe_ranges(fd, blksize, limit, before, nbefore, rv, nr,
+	    rep)) < 0)
+		return r;
+	rep->alloc = (uint64_t)st->st_blocks * 512;
+	for (i = 0; i < *nr; i++)
+		rep->mapped += (*rv)[i].end - (*rv)[i].off;
+	slack = blksize > 4096 ? blksize : 4096;
+	if (rep->mapped > rep->alloc + slack)
+		return -ENOSPC;
+	return 0;
+}
+
+/*
+ * The random passes, then the zero pass, each synced to the disk; *@seed
+ * is the last random pass's, for the verify.
+ */
+static int
+wipe_passes(int fd, const struct wipe_range *rv, size_t nr,
+    const struct wipe_opts *o, unsigned char **buf,
+    const struct timespec *t0, struct wipe_rng *seed,
+    struct wipe_report *rep)
+{
+	struct wipe_rng g, *gp;
+	uint64_t total = 0;
+	unsigned pass, npass = o->passes + (o->zero ? 1 : 0);
+	int r;
+
+	for (pass = 0; pass < npass; pass++) {
+		gp = NULL;
+		if (pass < o->passes) {
+			if (getrandom(g.s, sizeof(g.s), 0) != sizeof(g.s))
+				return -EIO;
+			*seed = g;
+			gp = &g;
+		}
+		if ((r = wipe_pass(fd, rv, nr, gp, buf, o, t0, &total,
+		    rep)) < 0)
+			return r;
+		if (fdatasync(fd) < 0)
+			return -errno;
+		/* The next pass or the verify must not be served from the
+		 * cache; after the last, the unlink frees the pages. */
+		if (pass + 1 < npass || o->verify)
+			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		rep->passes++;
+	}
+	return 0;
+}
+
 /*
  * Overwrite every allocated block of @fd in place.  -ECANCELED: the
  * extents moved under us, the data was not overwritten where it lay.
@@ -752,66 +779,24 @@ wipe_overwrite(int fd, const struct wipe_opts *o, struct wipe_report *rep)
 {
 	struct wipe_extent *before = NULL, *after = NULL;
 	struct wipe_range *rv = NULL;
-	struct wipe_rng g, seed, *gp;
+	struct wipe_rng seed;
 	unsigned char *buf[WIPE_NBUF] = { NULL };
 	struct timespec t0, t1;
 	struct stat st;
 	size_t nbefore = 0, nafter = 0, nr = 0, i;
-	uint64_t limit, slack, total = 0;
-	unsigned pass, npass;
-	int fl = 0, r;
+	int r;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0) {
-		if (fl & FS_ENCRYPT_FL)
-			rep->promises |= WIPE_LOW_ENCRYPTED;
-		if (fl & FS_INLINE_DATA_FL)
-			rep->promises |= WIPE_LOW_INLINE;
-		if (fl & FS_COMPR_FL)
-			rep->promises |= WIPE_LOW_ENCODED;
-	}
-	limit = ((uint64_t)st.st_size + (uint64_t)st.st_blksize - 1) /
-	    (uint64_t)st.st_blksize * (uint64_t)st.st_blksize;
-	if ((r = wipe_ranges(fd, (uint64_t)st.st_blksize, limit, &before,
-	    &nbefore, &rv, &nr, rep)) < 0)
+	wipe_inode_promises(fd, rep);
+	if ((r = wipe_map(fd, &st, &before, &nbefore, &rv, &nr, rep)) < 0)
 		goto out;
-	rep->alloc = (uint64_t)st.st_blocks * 512;
-	for (i = 0; i < nr; i++)
-		rep->mapped += rv[i].end - rv[i].off;
-	slack = st.st_blksize > 4096 ? (uint64_t)st.st_blksize : 4096;
-	if (rep->mapped > rep->alloc + slack) {
-		r = -ENOSPC;
-		goto out;
-	}
 	for (i = 0; i < WIPE_NBUF; i++)
 		if (posix_memalign((void **)&buf[i], 4096, WIPE_CHUNK) != 0)
 			fatalx("wipe: out of memory");
-	npass = o->passes + (o->zero ? 1 : 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (pass = 0; pass < npass; pass++) {
-		gp = NULL;
-		if (pass < o->passes) {
-			if (getrandom(g.s, sizeof(g.s), 0) != sizeof(g.s)) {
-				r = -EIO;
-				goto out;
-			}
-			seed = g;
-			gp = &g;
-		}
-		if ((r = wipe_pass(fd, rv, nr, gp, buf, o, &t0, &total,
-		    rep)) < 0)
-			goto out;
-		if (fdatasync(fd) < 0) {
-			r = -errno;
-			goto out;
-		}
-		/* The next pass or the verify must not be served from the
-		 * cache; after the last, the unlink frees the pages. */
-		if (pass + 1 < npass || o->verify)
-			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		rep->passes++;
-	}
+	if ((r = wipe_passes(fd, rv, nr, o, buf, &t0, &seed, rep)) < 0)
+		goto out;
 	if (o->verify) {
 		r = wipe_verify(fd, rv, nr, o->zero ? NULL : &seed, buf[0],
 		    buf[1]);
@@ -966,676 +951,4 @@ out:
 	free(ext);
 	rep->result = r;
 	return r;
-}
-
-/* ---- the daemon side: queue, record, recover ---- */
-
-static int
-wipe_id_name(const char *name, int64_t *id)
-{
-	char *end;
-	long long v;
-
-	if (name[0] < '1' || name[0] > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoll(name, &end, 10);
-	if (errno != 0 || *end != '\0' || v <= 0)
-		return -EINVAL;
-	*id = v;
-	return 0;
-}
-
-/*
- * Move a live entry into .wipe (the queue), then mark it wiping.  If the
- * name held another inode when it was moved (a user raced us), it goes
- * back where it was and nothing else happens.
- */
-int
-wipe_stage(struct trashd *d, struct tfs *fs, const struct entry *e,
-    const char *reason)
-{
-	struct tuid *tu;
-	struct stat st;
-	char qname[32], back[NAME_MAX + 1], result[128];
-	int fd, r;
-
-	if (e->state != ENTRY_TRASHED)
-		return -EALREADY;
-	if ((r = trash_uid(fs, e->trash_uid, &tu)) < 0)
-		return r;
-	if (fstatat(tu->fd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		r = -errno;
-		goto refused;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_dev != e->ident.dev ||
-	    st.st_ino != e->ident.ino) {
-		r = -ESTALE;
-		goto refused;
-	}
-	snprintf(qname, sizeof(qname), "%" PRId64, e->id);
-	if (renameat2(tu->fd, e->name, fs->wipefd, qname,
-	    RENAME_NOREPLACE) < 0) {
-		r = -errno;
-		goto refused;
-	}
-	fd = trash_entry_open(fs, fs->wipefd, qname, &e->ident, O_RDONLY);
-	if (fd < 0) {
-		/* Swapped between the check and the move: give it back. */
-		r = renameat2(fs->wipefd, qname, tu->fd, e->name,
-		    RENAME_NOREPLACE);
-		if (r < 0) {
-			snprintf(back, sizeof(back), ".trashd-returned-%s",
-			    qname);
-			r = renameat2(fs->wipefd, qname, tu->fd, back,
-			    RENAME_NOREPLACE);
-		}
-		if (r < 0)
-			log_warn("wipe: %s: cannot return a swapped file "
-			    "from .wipe/%s", fs->path, qname);
-		r = -ESTALE;
-		goto refused;
-	}
-	close(fd);
-	if ((r = index_set_state(d->db, e->id, ENTRY_WIPING)) < 0)
-		goto out;
-	snprintf(result, sizeof(result), "ok: %s", reason);
-	audit_entry(d, 0, getpid(), "wipe-queued", fs, e, result);
-	goto out;
-refused:
-	snprintf(result, sizeof(result), "refused: %s", strerror(-r));
-	audit_entry(d, 0, getpid(), "wipe-queued", fs, e, result);
-	if (r == -ESTALE || r == -ENOENT)
-		(void)scan_uid(d, fs, tu);
-out:
-	return r;
-}
-
-/* The control socket's "wipe now" for one entry. */
-int
-wipe_request(struct trashd *d, int64_t id, int64_t actor_uid,
-    int64_t actor_pid)
-{
-	struct entry e;
-	struct tfs *fs;
-	int r;
-
-	if ((r = index_get(d->db, id, &e)) < 0)
-		return r;
-	if ((fs = daemon_fs(d, e.fs_id)) == NULL) {
-		r = -ENODEV;
-		goto out;
-	}
-	if ((r = wipe_stage(d, fs, &e, "request")) == 0)
-		wipe_kick(d);
-	audit_entry(d, actor_uid, actor_pid, "wipe-request", fs, &e,
-	    r == 0 ? "ok" : strerror(-r));
-out:
-	entry_clear(&e);
-	return r;
-}
-
-/* A job's record: of its entry, or of the file in .wipe it had none of. */
-static void
-wipe_audit(struct trashd *d, struct tfs *fs, const struct entry *e,
-    const char *action, const char *detail, const char *result)
-{
-	if (e->id != 0)
-		audit_entry(d, 0, getpid(), action, fs, e, result);
-	else
-		audit_log(d, 0, getpid(), action, detail, result);
-}
-
-/* A queued file that is open elsewhere, to be tried again (wipe_lease()). */
-struct wipe_deferred {
-	int64_t		fs_id;
-	int64_t		uid;		/* its trash's, -1: an orphan */
-	char		name[32];	/* in .wipe */
-};
-
-static size_t
-wipe_deferred_find(struct trashd *d, int64_t fs_id, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < d->wipe_ndeferred; i++)
-		if (d->wipe_deferred[i].fs_id == fs_id &&
-		    strcmp(d->wipe_deferred[i].name, name) == 0)
-			break;
-	return i;
-}
-
-/* True the first time @name of @fs is deferred, so that it is told once. */
-static bool
-wipe_defer(struct trashd *d, const struct tfs *fs, const char *name,
-    int64_t uid)
-{
-	struct wipe_deferred *w;
-
-	if (wipe_deferred_find(d, fs->id, name) < d->wipe_ndeferred)
-		return false;
-	d->wipe_deferred = xreallocarray(d->wipe_deferred,
-	    d->wipe_ndeferred + 1, sizeof(*d->wipe_deferred));
-	w = &d->wipe_deferred[d->wipe_ndeferred++];
-	memset(w, 0, sizeof(*w));
-	w->fs_id = fs->id;
-	w->uid = uid;
-	snprintf(w->name, sizeof(w->name), "%s", name);
-	return true;
-}
-
-static void
-wipe_undefer(struct trashd *d, const struct tfs *fs, const char *name)
-{
-	size_t i = wipe_deferred_find(d, fs->id, name);
-
-	if (i == d->wipe_ndeferred)
-		return;
-	d->wipe_deferred[i] = d->wipe_deferred[--d->wipe_ndeferred];
-}
-
-/* Queued entries of @uid (-1: anyone's) waiting for others to close them. */
-size_t
-wipe_deferred(struct trashd *d, int64_t uid)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < d->wipe_ndeferred; i++)
-		if (uid < 0 || d->wipe_deferred[i].uid == uid)
-			n++;
-	return n;
-}
-
-static void
-wipe_result_str(const struct wipe_report *rep, char *buf, size_t len)
-{
-	switch (rep->result) {
-	case -ENOSPC:
-		snprintf(buf, len, "refused: its data ranges (%" PRIu64
-		    " bytes) exceed what it has allocated (%" PRIu64 " bytes), "
-		    "overwriting them would allocate; not overwritten, kept "
-		    "in .wipe", rep->mapped, rep->alloc);
-		break;
-	case -EFBIG:
-		snprintf(buf, len, "refused: more than %d data ranges; not "
-		    "overwritten, kept in .wipe", WIPE_EXTENTS_MAX);
-		break;
-	default:
-		snprintf(buf, len, "failed: %s; kept in .wipe for the next "
-		    "start", strerror(-rep->result));
-		break;
-	}
-}
-
-/* Record one finished job: a wipes row, the entry's state, the audit. */
-static void
-wipe_record(struct trashd *d, struct tfs *fs, int64_t id, const char *name,
-    const struct wipe_report *rep)
-{
-	static const char sql[] =
-	    "INSERT INTO wipes (entry_id, time_ns, method, result, passes, "
-	    "bytes, nlink, promises) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-	char method[128], promises[256], result[256], detail[320], *full;
-	struct wipe_opts o;
-	struct entry e = { 0 };
-	enum entry_state s = ENTRY_WIPED;
-	sqlite3_stmt *st;
-
-	wipe_opts_from_config(d->conf, &o);
-	wipe_method_str(&o, method, sizeof(method));
-	wipe_promises_str(rep->promises, promises, sizeof(promises));
-	if (rep->result == -ECANCELED) {
-		snprintf(result, sizeof(result), "aborted: extents moved "
-		    "during the overwrite; unlinked, data NOT wiped");
-		s = ENTRY_PURGED;
-	} else if (rep->result < 0) {
-		wipe_result_str(rep, result, sizeof(result));
-	} else if (rep->nlink > 1) {
-		snprintf(result, sizeof(result), "unlinked only: %" PRIu64
-		    " other links, its data lives on", rep->nlink - 1);
-		snprintf(method, sizeof(method), "none");
-	} else {
-		snprintf(result, sizeof(result), "ok: %u passes, %" PRIu64
-		    " bytes in %.3f s%s%s", rep->passes, rep->bytes,
-		    (double)rep->ns / NSEC_PER_SEC,
-		    rep->verified ? ", verified" : "",
-		    rep->discarded ? ", discarded" : "");
-	}
-	if (id == 0 || index_get(d->db, id, &e) != 0)
-		e.id = 0;
-	snprintf(detail, sizeof(detail), "fs=%.200s .wipe/%.64s (no entry)",
-	    fs->path, name);
-	if (rep->result == -EBUSY) {
-		/* Not a failure: retried until its last opener lets go. */
-		if (wipe_defer(d, fs, name, e.id != 0 ?
-		    (int64_t)e.trash_uid : -1)) {
-			log_info("wipe: %s: deferred, still open elsewhere",
-			    e.id != 0 ? e.name : detail);
-			wipe_audit(d, fs, &e, "wipe-deferred", detail,
-			    "deferred: still open elsewhere; retried until "
-			    "closed");
-		}
-		goto out;
-	}
-	wipe_undefer(d, fs, name);
-	if (rep->result < 0 && rep->result != -ECANCELED) {
-		log_warnx("wipe: %s: %s", e.id != 0 ? e.name : detail,
-		    result);
-		wipe_audit(d, fs, &e, "wipe", detail, result);
-		goto out;
-	}
-	if ((st = db_stmt(d->db, sql)) != NULL) {
-		if (e.id != 0)
-			sqlite3_bind_int64(st, 1, e.id);
-		sqlite3_bind_int64(st, 2, now_ns());
-		db_bind_text(st, 3, method);
-		db_bind_text(st, 4, result);
-		sqlite3_bind_int64(st, 5, rep->passes);
-		sqlite3_bind_int64(st, 6, (int64_t)rep->bytes);
-		sqlite3_bind_int64(st, 7, (int64_t)rep->nlink);
-		db_bind_text(st, 8, promises);
-		(void)db_done(d->db, st);
-	}
-	if (e.id != 0)
-		(void)index_set_state(d->db, e.id, s);
-	xasprintf(&full, "%s; method: %s; not promised: %s", result, method,
-	    promises);
-	wipe_audit(d, fs, &e, s == ENTRY_WIPED ? "wiped" : "purged", detail,
-	    full);
-	free(full);
-out:
-	entry_clear(&e);
-}
-
-/*
- * The queue of @fs: every file in its .wipe, with the row it belongs to.
- * A file whose row is still "trashed" (a crash between the move and the
- * update) is marked wiping now.  A wiping row whose file is gone was
- * unlinked by a wipe whose record a crash lost: the unlink comes only
- * after the overwrite, so it is marked wiped.
- */
-static int
-wipe_collect(struct trashd *d, size_t fsi, struct wipe_job **jobs,
-    size_t *njobs, bool recover)
-{
-	struct index_filter f = { .uid = -1,
-	    .states = ENTRY_STATE_MASK(ENTRY_WIPING) };
-	struct tfs *fs = &d->fs[fsi];
-	struct entry_list l;
-	struct wipe_job *j;
-	struct dirent *de;
-	struct entry e;
-	struct stat st;
-	DIR *dir;
-	int64_t id;
-	size_t i, k;
-	int fd, r = 0;
-
-	if ((fd = openat(fs->wipefd, ".", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
-		return -errno;
-	if ((dir = fdopendir(fd)) == NULL) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(dir)) != NULL && *njobs < WIPE_JOBS_MAX) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0 ||
-		    strlen(de->d_name) >= sizeof(j->name))
-			continue;
-		*jobs = xreallocarray(*jobs, *njobs + 1, sizeof(**jobs));
-		j = &(*jobs)[(*njobs)++];
-		memset(j, 0, sizeof(*j));
-		j->fs = fsi;
-		memcpy(j->name, de->d_name, strlen(de->d_name) + 1);
-		if (wipe_id_name(de->d_name, &id) < 0 ||
-		    fstatat(fs->wipefd, de->d_name, &st,
-		    AT_SYMLINK_NOFOLLOW) < 0 ||
-		    index_get(d->db, id, &e) < 0)
-			continue;
-		if (e.fs_id == fs->id && e.ident.dev == st.st_dev &&
-		    e.ident.ino == st.st_ino && (e.state == ENTRY_WIPING ||
-		    e.state == ENTRY_TRASHED)) {
-			j->id = id;
-			j->ident = e.ident;
-			if (e.state == ENTRY_TRASHED)
-				(void)index_set_state(d->db, id, ENTRY_WIPING);
-		}
-		entry_clear(&e);
-	}
-	closedir(dir);
-	if (!recover)
-		return 0;
-	f.fs_id = fs->id;
-	if ((r = index_list(d->db, &f, &l)) < 0)
-		return r;
-	for (i = 0; i < l.n; i++) {
-		for (k = 0; k < *njobs; k++)
-			if ((*jobs)[k].id == l.v[i].id)
-				break;
-		if (k < *njobs)
-			continue;
-		(void)index_set_state(d->db, l.v[i].id, ENTRY_WIPED);
-		audit_entry(d, 0, getpid(), "wiped", fs, &l.v[i],
-		    "ok: finished before a crash lost its record");
-	}
-	entry_list_free(&l);
-	return 0;
-}
-
-static int
-wipe_jobs(struct trashd *d, struct wipe_job **jobs, size_t *njobs,
-    bool recover)
-{
-	size_t i;
-	int r;
-
-	*jobs = NULL;
-	*njobs = 0;
-	if ((r = db_begin(d->db)) < 0)
-		return r;
-	for (i = 0; i < d->nfs; i++)
-		if ((r = wipe_collect(d, i, jobs, njobs, recover)) < 0)
-			log_warnx("wipe: %s: %s", d->fs[i].path, strerror(-r));
-	return db_commit(d->db);
-}
-
-/* Start-up: bring the queue's rows in line with .wipe (see above). */
-int
-wipe_recover(struct trashd *d)
-{
-	struct wipe_job *jobs;
-	size_t n;
-	int r;
-
-	r = wipe_jobs(d, &jobs, &n, true);
-	free(jobs);
-	return r;
-}
-
-static void
-wipe_run_job(struct trashd *d, const struct wipe_opts *o,
-    const struct wipe_job *j, struct wipe_report *rep)
-{
-	struct tfs *fs = &d->fs[j->fs];
-	int r;
-
-	r = wipe_file(fs->wipefd, j->name, j->id ? &j->ident : NULL,
-	    fs->promises, fs->rootfd, o, rep);
-	if (r == -ESTALE)
-		/* Not the entry's inode after all: wipe it as an orphan. */
-		(void)wipe_file(fs->wipefd, j->name, NULL, fs->promises,
-		    fs->rootfd, o, rep);
-}
-
-/*
- * Wipe the whole queue now, in this process (start-up recovery without an
- * event loop, and the tests).  Returns the number of failed jobs; one
- * deferred (still open elsewhere) is not failed, and stays queued.
- */
-int
-wipe_drain(struct trashd *d)
-{
-	struct wipe_job *jobs;
-	struct wipe_report rep;
-	struct wipe_opts o;
-	size_t n, i;
-	int r, failed = 0;
-
-	wipe_opts_from_config(d->conf, &o);
-	if ((r = wipe_jobs(d, &jobs, &n, true)) < 0)
-		return r;
-	for (i = 0; i < n; i++) {
-		wipe_run_job(d, &o, &jobs[i], &rep);
-		if (rep.result < 0 && rep.result != -ECANCELED &&
-		    rep.result != -EBUSY)
-			failed++;
-		wipe_record(d, &d->fs[jobs[i].fs], jobs[i].id, jobs[i].name,
-		    &rep);
-	}
-	free(jobs);
-	return failed;
-}
-
-/*
- * What the worker keeps of what the fork gave it: the pipe to the daemon
- * @fd, each filesystem's .wipe, and its root only for FITRIM; 0-2 stay
- * (stderr is the log under -d).  Every other fd is closed by number: the
- * listening and the clients' sockets, inotify, the event loop's, and the
- * index's, whose SQLite handle a forked child must never use, not even
- * to close it.  Then only the capabilities file I/O on the queue needs:
- *   CAP_DAC_OVERRIDE	open the users' files in .wipe for writing
- *   CAP_LEASE		a write lease on a file it does not own
- *			(wipe_lease())
- *   CAP_SYS_ADMIN	only with wipe-discard: FITRIM
- * The worker never reads trusted.* (the daemon did, before it queued the
- * file), never changes ids and never restores: no CAP_SYS_ADMIN without
- * FITRIM, no CAP_SETUID or CAP_SETGID.  Its permitted set goes with them,
- * and no_new_privs holds from caps_drop(): there is no way back.
- */
-static int
-wipe_worker_sandbox(struct trashd *d, const struct wipe_opts *o, int fd)
-{
-	static const int caps[] = { CAP_DAC_OVERRIDE, CAP_LEASE,
-	    CAP_SYS_ADMIN };
-	size_t i, n = 0;
-	int *keep;
-
-	closelog();	/* its socket goes too; syslog() opens a new one */
-	signal(SIGTERM, SIG_DFL);	/* not the daemon's event handlers */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	(void)prctl(PR_SET_NAME, "trashd-wipe", 0, 0, 0);
-	keep = xcalloc(2 * d->nfs + 1, sizeof(*keep));
-	keep[n++] = fd;
-	for (i = 0; i < d->nfs; i++) {
-		keep[n++] = d->fs[i].wipefd;
-		if (o->discard)
-			keep[n++] = d->fs[i].rootfd;
-	}
-	caps_keep_fds(keep, n);
-	free(keep);
-	return caps_limit(caps, o->discard ? 3 : 2);
-}
-
-static void
-wipe_worker_child(struct trashd *d, struct wipe_job *jobs, size_t n, int fd)
-{
-	struct wipe_opts o;
-	struct wipe_msg m;
-	size_t i;
-	int r;
-
-	wipe_opts_from_config(d->conf, &o);
-	if ((r = wipe_worker_sandbox(d, &o, fd)) < 0) {
-		errno = -r;
-		log_warn("wipe: worker: capabilities");
-		_exit(1);
-	}
-	for (i = 0; i < n; i++) {
-		memset(&m, 0, sizeof(m));
-		m.job = (uint32_t)i;
-		wipe_run_job(d, &o, &jobs[i], &m.rep);
-		if (write(fd, &m, sizeof(m)) != sizeof(m))
-			_exit(1);
-	}
-	_exit(0);
-}
-
-static void
-wipe_worker_free(struct trashd *d)
-{
-	struct wipe_worker *w = d->worker;
-
-	if (w == NULL)
-		return;
-	if (w->ev != NULL)
-		event_free(w->ev);
-	if (w->fd >= 0)
-		close(w->fd);
-	free(w->jobs);
-	free(w);
-	d->worker = NULL;
-}
-
-/* Wait for the worker and forget it; returns its wait status. */
-static int
-wipe_worker_wait(struct trashd *d)
-{
-	int status = 0;
-
-	while (waitpid(d->worker->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return status;
-}
-
-static void
-wipe_retry(evutil_socket_t fd, short ev, void *arg)
-{
-	(void)fd;
-	(void)ev;
-	wipe_kick(arg);
-}
-
-/* Entries left open elsewhere: another pass soon, later each time. */
-static void
-wipe_retry_arm(struct trashd *d)
-{
-	struct timeval tv = { 0, 0 };
-
-	if (d->wipe_ndeferred == 0) {
-		d->wipe_backoff = 0;
-		return;
-	}
-	if (d->wipe_retry == NULL &&
-	    (d->wipe_retry = evtimer_new(d->base, wipe_retry, d)) == NULL)
-		fatalx("wipe: cannot add the retry timer");
-	d->wipe_backoff = d->wipe_backoff == 0 ? 1 :
-	    d->wipe_backoff * 2 > WIPE_RETRY_MAX ? WIPE_RETRY_MAX :
-	    d->wipe_backoff * 2;
-	tv.tv_sec = d->wipe_backoff;
-	evtimer_add(d->wipe_retry, &tv);
-	log_debug("wipe: %zu deferred, next pass in %u s", d->wipe_ndeferred,
-	    d->wipe_backoff);
-}
-
-static void
-wipe_worker_read(evutil_socket_t fd, short ev, void *arg)
-{
-	struct trashd *d = arg;
-	struct wipe_worker *w = d->worker;
-	struct wipe_msg m;
-	bool again;
-	ssize_t n;
-	int status;
-
-	(void)ev;
-	n = read(fd, w->buf + w->len, sizeof(w->buf) - w->len);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
-	if (n > 0) {
-		w->len += (size_t)n;
-		if (w->len < sizeof(w->buf))
-			return;
-		memcpy(&m, w->buf, sizeof(m));
-		w->len = 0;
-		if (m.job < w->njobs) {
-			struct wipe_job *j = &w->jobs[m.job];
-
-			wipe_record(d, &d->fs[j->fs], j->id, j->name, &m.rep);
-			w->done++;
-		}
-		return;
-	}
-	/* EOF: the worker is done, or died. */
-	status = wipe_worker_wait(d);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		log_warnx("wipe: worker %d died (status %d) after %zu of %zu; "
-		    "the rest stays queued in .wipe", (int)w->pid, status,
-		    w->done, w->njobs);
-	again = w->again && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-	wipe_worker_free(d);
-	if (again)
-		wipe_kick(d);
-	else
-		wipe_retry_arm(d);
-}
-
-/* Start a worker on the queue, or have the running one's successor. */
-void
-wipe_kick(struct trashd *d)
-{
-	struct wipe_worker *w;
-	int p[2];
-	size_t i;
-
-	if (d->base == NULL)
-		return;	/* no event loop: the caller drains */
-	if (d->worker != NULL) {
-		d->worker->again = true;
-		return;
-	}
-	w = xcalloc(1, sizeof(*w));
-	w->fd = -1;
-	if (wipe_jobs(d, &w->jobs, &w->njobs, false) < 0 || w->njobs == 0) {
-		free(w->jobs);
-		free(w);
-		return;
-	}
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		log_warn("wipe: pipe");
-		free(w->jobs);
-		free(w);
-		return;
-	}
-	switch ((w->pid = fork())) {
-	case -1:
-		log_warn("wipe: fork");
-		close(p[0]);
-		close(p[1]);
-		free(w->jobs);
-		free(w);
-		return;
-	case 0:
-		close(p[0]);
-		wipe_worker_child(d, w->jobs, w->njobs, p[1]);
-		_exit(1);
-	}
-	close(p[1]);
-	w->fd = p[0];
-	d->worker = w;
-	w->ev = event_new(d->base, w->fd, EV_READ | EV_PERSIST,
-	    wipe_worker_read, d);
-	if (w->ev == NULL || event_add(w->ev, NULL) < 0)
-		fatalx("wipe: cannot add the worker event");
-	for (i = 0; i < w->njobs; i++)
-		log_debug("wipe: worker %d: %s/.trash/.wipe/%s", (int)w->pid,
-		    d->fs[w->jobs[i].fs].path, w->jobs[i].name);
-}
-
-pid_t
-wipe_worker_pid(struct trashd *d)
-{
-	return d->worker != NULL ? d->worker->pid : 0;
-}
-
-/*
- * At exit and reload: stop the worker and the retries; what it did not
- * finish stays queued, and the next pass finds again what is deferred.
- */
-void
-wipe_worker_reap(struct trashd *d)
-{
-	if (d->wipe_retry != NULL)
-		event_free(d->wipe_retry);
-	d->wipe_retry = NULL;
-	free(d->wipe_deferred);
-	d->wipe_deferred = NULL;
-	d->wipe_ndeferred = 0;
-	d->wipe_backoff = 0;
-	if (d->worker == NULL)
-		return;
-	kill(d->worker->pid, SIGTERM);
-	(void)wipe_worker_wait(d);
-	wipe_worker_free(d);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "trashd.h"
+#include "base.h"
 
 void *
 xmalloc(size_t size)

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * trashd's services, each calling down and reporting up: the scan
+ * reconciles the index with the trash (scan.c) and is the lowest of them;
+ * watch.c feeds it inotify events; restores run as the caller in a child
+ * (restore.c); the policy purges on a timer (policy.c) through the wipe
+ * queue (wipeq.c).  What the scan learns goes up through the hooks of
+ * struct trashd (base.h), what a restore has to say through the
+ * struct restore_client it is started with.  Below: store.h and fs.h.
+ */
+#ifndef TRASHD_SERVICES_H
+#define TRASHD_SERVICES_H
+
+#include "store.h"
+
+/* ---- scan.c ---- */
+int	 scan_birth_ns(int fd, int64_t *);
+int	 scan_entry(struct trashd *, struct tfs *, struct tuid *,
+	    const char *name, int64_t *id);
+int	 scan_gone(struct trashd *, struct tfs *, struct tuid *,
+	    const char *name);
+int	 scan_uid(struct trashd *, struct tfs *, struct tuid *);
+int	 scan_fs(struct trashd *, struct tfs *);
+int	 scan_all(struct trashd *);
+struct scan_resume;
+void	 scan_resume_start(struct trashd *);
+int	 scan_resume_step(struct trashd *, size_t budget);
+void	 scan_resume_stop(struct trashd *);
+
+/* ---- watch.c ---- */
+int	 watch_init(struct trashd *);
+void	 watch_close(struct trashd *);
+int	 watch_fs(struct trashd *, struct tfs *);
+int	 watch_uid(struct trashd *, struct tfs *, struct tuid *);
+int	 watch_read(struct trashd *);
+void	 watch_overflow(struct trashd *);
+
+/* ---- policy.c ---- */
+int	 policy_purge(struct trashd *, struct tfs *, const struct entry *,
+	    const char *reason, int64_t actor_uid, int64_t actor_pid);
+int	 policy_secure(struct trashd *, struct tfs *, int64_t now);
+int	 policy_retention(struct trashd *, struct tfs *, int64_t now);
+int	 policy_quota(struct trashd *, struct tfs *);
+int	 policy_watermark(struct trashd *, struct tfs *, uint64_t total,
+	    uint64_t avail);
+/* An entry indexed since the last policy run. */
+struct policy_new {
+	int64_t		 id;
+	bool		 young;		/* min-age: purge it */
+};
+
+bool	 policy_too_young(int64_t min_age, int64_t born_ns,
+	    int64_t deleted_ns);
+void	 policy_new_entry(struct trashd *, int64_t id, bool young);
+int	 policy_fresh(struct trashd *, int64_t now);
+int	 policy_run(struct trashd *, int64_t now);
+void	 policy_indexed(struct trashd *, int64_t id, int64_t born_ns,
+	    int64_t deleted_ns);
+void	 policy_start(struct trashd *);
+void	 policy_stop(struct trashd *);
+void	 policy_soon(struct trashd *);
+void	 policy_next(struct trashd *);
+
+/* ---- wipeq.c: the wipe queue ---- */
+int	 wipe_stage(struct trashd *, struct tfs *, const struct entry *,
+	    const char *reason);
+int	 wipe_recover(struct trashd *);
+int	 wipe_drain(struct trashd *);
+void	 wipe_kick(struct trashd *);
+void	 wipe_worker_reap(struct trashd *);
+pid_t	 wipe_worker_pid(struct trashd *);
+size_t	 wipe_deferred(struct trashd *, int64_t uid);
+int	 wipe_request(struct trashd *, int64_t id, int64_t actor_uid,
+	    int64_t actor_pid);
+
+/* ---- restore.c: restores as the caller, in a child process ---- */
+/* Who asked, as the control socket read it at accept (SO_PEERCRED). */
+struct peer {
+	uid_t		 uid;
+	gid_t		 gid;
+	pid_t		 pid;
+	gid_t		*groups;
+	int		 ngroups;
+	bool		 admin;
+};
+
+/* The credentials a restore child takes. */
+struct creds {
+	uid_t		 uid;
+	gid_t		 gid;
+	gid_t		*groups;
+	int		 ngroups;
+};
+
+/*
+ * Where a restore's replies go (control.c's connection, which restore.c
+ * holds as @arg and does not look into): each message, then the end of
+ * the request.  A detached restore tells no one.
+ */
+struct proto_buf;
+struct restore_client {
+	void	(*send)(void *arg, struct proto_buf *);
+	void	(*done)(void *arg);
+};
+struct restore_job;
+
+int	 restore_start(struct trashd *, const struct restore_client *,
+	    void *arg, const struct peer *, struct tfs *, uint32_t uid,
+	    const struct creds *, struct entry_list *, char **targets,
+	    bool overwrite, mode_t umask, struct restore_job **);
+void	 restore_detach(struct restore_job *);
+void	 restore_stop_all(struct trashd *);
+size_t	 restore_running(void);
+size_t	 restore_running_uid(uid_t);
+bool	 restore_owns(int64_t id);
+int	 restore_move(int rootfd, int tudirfd, const char *name,
+	    const struct ident *, const char *target, bool overwrite,
+	    uid_t self, uid_t *owner, size_t *plen);
+int	 restore_creds(const struct peer *, uint32_t uid, int tudirfd,
+	    struct creds *);
+void	 restore_creds_free(struct creds *);
+
+#endif /* TRASHD_SERVICES_H */
