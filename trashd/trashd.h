@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 /* TRASHD_CONF, TRASHD_DB, TRASHD_SOCKET: what the build installs to. */
 #include "buildinfo.h"
@@ -535,5 +536,29 @@ int	 caps_limit(const int *, size_t);
 void	 caps_keep_fds(int *, size_t);
 extern const int caps_kept[];
 extern const size_t caps_nkept;
+
+/* ---- notify.c: sd_notify(3) for Type=notify ---- */
+void	 notify_status(const char *, ...)
+	    __attribute__((format(printf, 1, 2)));
+void	 notify_steady(struct trashd *);
+void	 notify_ready(struct trashd *);
+void	 notify_reloading(void);
+void	 notify_stopping(void);
+
+/* ---- lock.c: one trashd per index ---- */
+int	 lock_index(const char *db, char *err, size_t errlen);
+
+/* ---- journal.c: audit records as structured journal fields ---- */
+#define JOURNAL_FIELDS_MAX	16
+struct journal_fields {
+	struct iovec	 iov[JOURNAL_FIELDS_MAX];	/* malloc'd bases */
+	size_t		 n;
+};
+
+void	 journal_init(bool enable);
+void	 journal_audit_fields(const struct audit_rec *, const char *line,
+	    struct journal_fields *);
+void	 journal_fields_free(struct journal_fields *);
+int	 journal_audit(const struct audit_rec *, const char *line);
 
 #endif /* TRASHD_H */
