@@ -17,6 +17,9 @@
 
 #include "store.h"
 
+/* A record's text: a path of PATH_MAX and the rest, as log.c's lines. */
+#define AUDIT_LINE_MAX	8192
+
 /* A name as its bytes: never text that SQLite might transcode. */
 static void
 audit_bind_bytes(sqlite3_stmt *st, int i, const char *s)
@@ -63,7 +66,10 @@ audit_col_id(sqlite3_stmt *st, int i)
 	return sqlite3_column_int64(st, i);
 }
 
-/* Write @a; the syslog line says the same, escaped by log.c. */
+/*
+ * Write @a; the journal gets its fields (journal.c), or else the syslog
+ * line says the same, escaped by log.c.
+ */
 int
 audit_record(struct trashd *d, const struct audit_rec *a)
 {
@@ -72,20 +78,25 @@ audit_record(struct trashd *d, const struct audit_rec *a)
 	    "fs, trash_uid, owner_uid, name, path, detail) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 	sqlite3_stmt *st;
+	char line[AUDIT_LINE_MAX];
 	int r;
 
 	if (a->entry_id > 0)
-		log_info("audit: uid=%" PRId64 " pid=%" PRId64 " %s entry=%"
+		snprintf(line, sizeof(line), "audit: uid=%" PRId64 " pid=%"
+		    PRId64 " %s entry=%"
 		    PRId64 " fs=%s uid=%" PRId64 " owner=%" PRId64 " name=%s "
 		    "path=%s: %s", a->uid, a->pid, a->action, a->entry_id,
 		    a->fs != NULL ? a->fs : "?", a->trash_uid, a->owner_uid,
 		    a->name != NULL ? a->name : "?",
 		    a->path != NULL ? a->path : "(unknown)", a->result);
 	else
-		log_info("audit: uid=%" PRId64 " pid=%" PRId64 " %s %s%s%s: %s",
+		snprintf(line, sizeof(line), "audit: uid=%" PRId64 " pid=%"
+		    PRId64 " %s %s%s%s: %s",
 		    a->uid, a->pid, a->action, a->detail != NULL ? a->detail :
 		    "-", a->path != NULL ? " path=" : "",
 		    a->path != NULL ? a->path : "", a->result);
+	if (journal_audit(a, line) < 0)
+		log_info("%s", line);
 	if ((st = db_stmt(d->db, sql)) == NULL)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, now_ns());

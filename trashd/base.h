@@ -160,4 +160,15 @@ struct trashd {
 	bool		(*entry_moving)(int64_t id);
 };
 
+/* ---- notify.c: sd_notify(3) for Type=notify ---- */
+void	 notify_status(const char *, ...)
+	    __attribute__((format(printf, 1, 2)));
+void	 notify_steady(struct trashd *);
+void	 notify_ready(struct trashd *);
+void	 notify_reloading(void);
+void	 notify_stopping(void);
+
+/* ---- lock.c: one trashd per index ---- */
+int	 lock_index(const char *db, char *err, size_t errlen);
+
 #endif /* TRASHD_BASE_H */

@@ -501,6 +501,7 @@ scan_resume_start(struct trashd *d)
 {
 	scan_resume_stop(d);
 	d->resume = xcalloc(1, sizeof(*d->resume));
+	notify_status("rescanning the trash after an inotify overflow");
 }
 
 /* The uid dirs of @fs, each opened and watched (watched first). */
@@ -661,5 +662,6 @@ scan_resume_step(struct trashd *d, size_t budget)
 	if (z->fsi < d->nfs)
 		return 1;
 	scan_resume_stop(d);
+	notify_steady(d);
 	return 0;
 }

@@ -8,6 +8,8 @@
 #ifndef TRASHD_STORE_H
 #define TRASHD_STORE_H
 
+#include <sys/uio.h>
+
 #include "fs.h"
 
 struct sqlite3_stmt;
@@ -220,5 +222,18 @@ int	 policy_get_watermark(struct trashd *, int64_t fs_id, int *);
 int	 policy_set_watermark(struct trashd *, const struct tfs *, int wm,
 	    int64_t actor_uid, int64_t actor_pid);
 unsigned policy_fs_watermark(struct trashd *, const struct tfs *);
+
+/* ---- journal.c: audit records as structured journal fields ---- */
+#define JOURNAL_FIELDS_MAX	16
+struct journal_fields {
+	struct iovec	 iov[JOURNAL_FIELDS_MAX];	/* malloc'd bases */
+	size_t		 n;
+};
+
+void	 journal_init(bool enable);
+void	 journal_audit_fields(const struct audit_rec *, const char *line,
+	    struct journal_fields *);
+void	 journal_fields_free(struct journal_fields *);
+int	 journal_audit(const struct audit_rec *, const char *line);
 
 #endif /* TRASHD_STORE_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * trashd: index the kernel's trash, enforce quota and retention, wipe +s
- * entries.  Runs in the foreground (systemd Type=simple); SIGTERM and
- * SIGINT exit cleanly, SIGHUP reloads the configuration.
+ * entries.  Runs in the foreground (systemd Type=notify, notify.c);
+ * SIGTERM and SIGINT exit cleanly, SIGHUP reloads the configuration.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -105,13 +105,16 @@ trashd_sig_hup(evutil_socket_t sig, short ev, void *arg)
 
 	(void)sig;
 	(void)ev;
+	notify_reloading();
 	if ((c = config_load(d->conffile, err, sizeof(err))) == NULL) {
 		log_warnx("reload: %s; keeping the running configuration",
 		    err);
+		notify_ready(d);
 		return;
 	}
 	if (daemon_reload(d, c) == 0)
 		log_info("reload: %s", d->conffile);
+	notify_ready(d);
 }
 
 /* One fd per per-uid dir is held: allow as many as the hard limit. */
@@ -136,7 +139,7 @@ main(int argc, char *argv[])
 	const char *conffile = TRASHD_CONF;
 	int check = 0;
 	char err[1024];
-	int ch, debug = 0, r;
+	int ch, debug = 0, lockfd, r;
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -170,12 +173,21 @@ main(int argc, char *argv[])
 	if (check)
 		return trashd_check(conffile, check == 2);
 	log_init(debug, debug);
+	journal_init(!debug);
 	if ((conf = config_load(conffile, err, sizeof(err))) == NULL) {
 		log_warnx("%s", err);
 		return 1;
 	}
 	if (geteuid() != 0)
 		fatalx("must run as root");
+	/* Before anything is opened: a second trashd touches nothing. */
+	if ((lockfd = lock_index(conf->database, err, sizeof(err))) < 0) {
+		log_warnx("%s", err);
+		if (!debug && isatty(STDERR_FILENO))
+			fprintf(stderr, "trashd: %s\n", err);
+		config_free(conf);
+		return 1;
+	}
 	trashd_raise_nofile();
 	if ((r = caps_drop()) < 0) {
 		errno = -r;
@@ -184,6 +196,8 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	if ((base = event_base_new()) == NULL)
 		fatalx("event_base_new");
+	notify_status("reconciling the index with %zu filesystem%s",
+	    conf->nfs, conf->nfs == 1 ? "" : "s");
 	if (daemon_open(&d, conf, base, err, sizeof(err)) < 0)
 		fatalx("%s", err);
 	d.conffile = xstrdup(conffile);
@@ -197,7 +211,9 @@ main(int argc, char *argv[])
 	    evsignal_add(ev_hup, NULL))
 		fatalx("cannot add signal events");
 	log_info("started, %zu filesystem%s", d.nfs, d.nfs == 1 ? "" : "s");
+	notify_ready(&d);
 	r = event_base_dispatch(base);
+	notify_stopping();
 	event_free(ev_term);
 	event_free(ev_int);
 	event_free(ev_hup);
@@ -205,6 +221,7 @@ main(int argc, char *argv[])
 	control_close(&d);
 	daemon_close(&d);
 	event_base_free(base);
+	close(lockfd);
 	log_info("exited");
 	return r < 0 ? 1 : 0;
 }

@@ -77,7 +77,7 @@ fi
 check "the unit's state directory is the index's" "${db%/*}" \
 	"$(sed -n 's/^RequiresMountsFor=//p' "$unit")"
 check "the unit may write the index's and the socket's directories" \
-	"${db%/*} ${sock%/*} -/home -/srv" \
+	"${db%/*} ${sock%/*}" \
 	"$(sed -n 's/^ReadWritePaths=//p' "$unit")"
 tmpf=$dest$prefix/lib/tmpfiles.d/trashd.conf
 check "tmpfiles.d makes the index's and the socket's directories" \
@@ -108,7 +108,7 @@ exists "state in $prefix/var: a unit" "$unit2"
 check "state in $prefix/var: no StateDirectory=" "" \
 	"$(grep '^StateDirectory' "$unit2" || true)"
 check "state in $prefix/var: the unit may write it" \
-	"$prefix/var/lib/trashd /run/trashd -/home -/srv" \
+	"$prefix/var/lib/trashd /run/trashd" \
 	"$(sed -n 's/^ReadWritePaths=//p' "$unit2")"
 check "state in $prefix/var: compiled in" \
 	"#define TRASHD_DB		\"$prefix/var/lib/trashd/index.db\"" \

@@ -213,6 +213,8 @@ static const struct who ADM = { UADM, UADM, { UADM, GADM }, 2 };
 static const struct who NOT = { UNOT, UNOT, { UNOT, 70005 }, 2 };
 static const struct who ROOT = { 0, 0, { 0 }, 1 };
 
+static void	exec_failed(const struct who *) __attribute__((noreturn));
+
 static void
 drop_to(const struct who *w)
 {
@@ -258,7 +260,7 @@ ctl_in(struct env *e, const struct who *w, const char *cwd, char **out, ...)
 		setenv("ASAN_OPTIONS", "exitcode=99", 1);
 		drop_to(w);
 		execv(trashctl_bin, argv);
-		_exit(127);
+		exec_failed(w);
 	}
 	close(p[1]);
 	for (;;) {
@@ -1933,7 +1935,7 @@ rs_spawnv(struct env *e, const struct who *w, mode_t mask, const char *outf,
 		setenv("ASAN_OPTIONS", "exitcode=99", 1);
 		drop_to(w);
 		execv(trashctl_bin, argv);
-		_exit(127);
+		exec_failed(w);
 	}
 	return pid;
 }
@@ -2955,6 +2957,74 @@ test_flood_empty(void **state)
 	flood_check("emptied", lat, n, mono_ms() - start_ms);
 }
 
+/*
+ * ---- issue 13, systemd and journald (wt-systemd): a clone under a 0700
+ * home ----
+ *
+ * The test uids run trashctl, and from a build tree under a 0700 home
+ * they cannot even reach it: every exec failed with a bare exit 127.  So
+ * what they run is a copy in a directory of its own under /tmp, 0755,
+ * made once here and removed at exit; should an exec fail all the same,
+ * the child says why on the output the test prints.
+ */
+static char stage_dir[PATH_MAX], stage_bin[PATH_MAX];
+static pid_t stage_pid;
+
+static void
+stage_cleanup(void)
+{
+	if (getpid() != stage_pid)	/* a forked child's exit() */
+		return;
+	(void)unlink(stage_bin);
+	(void)rmdir(stage_dir);
+}
+
+static const char *
+stage_for_uids(const char *bin)
+{
+	char buf[65536];
+	ssize_t n;
+	int in, out;
+
+	snprintf(stage_dir, sizeof(stage_dir), "/tmp/trashctl-bin-XXXXXX");
+	if (mkdtemp(stage_dir) == NULL || chmod(stage_dir, 0755) < 0) {
+		fprintf(stderr, "test_trashctl: %s: %s\n", stage_dir,
+		    strerror(errno));
+		exit(1);
+	}
+	snprintf(stage_bin, sizeof(stage_bin), "%s/trashctl", stage_dir);
+	stage_pid = getpid();
+	atexit(stage_cleanup);
+	if ((in = open(bin, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (out = open(stage_bin, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0755)) < 0) {
+		fprintf(stderr, "test_trashctl: staging %s: %s\n", bin,
+		    strerror(errno));
+		exit(1);
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	if (n < 0 || fchmod(out, 0755) < 0 || close(out) < 0) {
+		fprintf(stderr, "test_trashctl: staging %s: %s\n", bin,
+		    strerror(errno));
+		exit(1);
+	}
+	close(in);
+	return stage_bin;
+}
+
+/* In a child that took @w's ids: why trashctl could not be run. */
+static void __attribute__((noreturn))
+exec_failed(const struct who *w)
+{
+	fprintf(stderr, "test_trashctl: cannot run %s as uid %u: %s\n",
+	    trashctl_bin, (unsigned)w->uid, strerror(errno));
+	_exit(127);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -3020,7 +3090,8 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	trashd_bin = argv[1];
-	trashctl_bin = argv[2];
+	/* issue 13 (wt-systemd): what the test uids run, reachable. */
+	trashctl_bin = stage_for_uids(argv[2]);
 	if (getenv("TB_VALGRIND_EXE") != NULL)
 		slow = 10;
 	signal(SIGPIPE, SIG_IGN);

@@ -33,7 +33,7 @@ pkgs=(
 	cloud-init python3-cffi-backend
 	e2fsprogs attr util-linux mount procps
 	libpam-modules libpam-runtime login passwd pamtester
-	libevent-2.1-7 libsqlite3-0 libcap2 sqlite3
+	libevent-2.1-7 libsqlite3-0 libcap2 libsystemd0 sqlite3
 )
 
 key=$( { cat "$0"; echo "$mirror"; } | sha256sum | cut -c1-16)
