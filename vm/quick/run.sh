@@ -6,9 +6,14 @@
 #
 #   vm/quick/run.sh [--vanilla] [--suite NAME] [--timeout SECONDS]
 #                   [--disk-size SIZE] [--keep DIR] [--append 'k=v ...']
+#                   [--icount]
 #
 # --append adds to the kernel command line: suites read their parameters
 # there (tests/guest/races.sh: trashbin.seed=, trashbin.seconds=, ...).
+# --icount runs the guest on QEMU's instruction counter (one vCPU thread,
+# -icount shift=3,sleep=off): guest time is the instructions it executed,
+# not the host's clock, so a benchmark's figures do not move with the
+# host's load (bench/unlink.sh uses it).
 # After the guest, the test disk must pass e2fsck -fn.
 #
 # The kernel comes from kernel/build.sh ($TRASHBIN_BZIMAGE overrides it).
@@ -17,6 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 flavor=--patched suite=kernel timeout=600 disk_size=2G keep= append=
+accel=(-accel tcg) smp=2
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--vanilla) flavor=--vanilla ;;
@@ -25,7 +31,9 @@ while [ $# -gt 0 ]; do
 	--disk-size) disk_size=$2; shift ;;
 	--keep) keep=$2; shift ;;
 	--append) append=$2; shift ;;
-	*) echo "usage: $0 [--vanilla] [--suite NAME] [--timeout S] [--disk-size SIZE] [--keep DIR] [--append ARGS]" >&2
+	--icount) accel=(-accel tcg,thread=single -icount shift=3,sleep=off)
+		smp=1 ;;
+	*) echo "usage: $0 [--vanilla] [--suite NAME] [--timeout S] [--disk-size SIZE] [--keep DIR] [--append ARGS] [--icount]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -53,7 +61,7 @@ mkfs.ext4 -q -F -N 400000 "$work/disk.img"
 
 echo "# booting the ${flavor#--} kernel ($kernel), suite '$suite', timeout ${timeout}s"
 rc=0
-timeout -k 10 "$timeout" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
+timeout -k 10 "$timeout" qemu-system-x86_64 "${accel[@]}" -m 1024 -smp "$smp" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$work/initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 pci=noacpi trashbin.suite=$suite $append" \
