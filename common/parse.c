@@ -111,6 +111,20 @@ parse_size_limit(const char *s, uint64_t *out, const char **why)
 	return 0;
 }
 
+/*
+ * A size whose unit is required: a threshold an admin sets in trashd.conf
+ * (min-size, max-size), where a bare "100" could be read as bytes,
+ * blocks or megabytes and is refused.
+ */
+int
+parse_size_unit(const char *s, uint64_t *out, const char **why)
+{
+	if (s[0] != '\0' && s[strspn(s, "0123456789")] == '\0')
+		return parse_fail(why, "a size needs its unit: K, M, G or T "
+		    "(10K, 500M, 1G)", -EINVAL);
+	return parse_size(s, out, why);
+}
+
 static const struct parse_unit {
 	const char	*name;
 	int64_t		 secs;

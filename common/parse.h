@@ -5,7 +5,8 @@
  * pam_trash(8) share, so that a value means the same wherever it is typed.
  *
  *   size      512, 10k (or 10K), 10M, 1G, 1T: whole bytes, powers of 1024.
- *             A bare number is bytes.  No fractions ("1.5G" is refused:
+ *             A bare number is bytes, except where the unit is required
+ *             (parse_size_unit()).  No fractions ("1.5G" is refused:
  *             say 1536M), so a size prints back exactly as typed.
  *   duration  90s, 15m, 3h, 3d, 2w (or "3 days", 3days): a unit is
  *             required, a bare number is refused (it used to be seconds,
@@ -34,6 +35,7 @@
 int	parse_uint(const char *, uint64_t max, uint64_t *, const char **why);
 int	parse_size(const char *, uint64_t *bytes, const char **why);
 int	parse_size_limit(const char *, uint64_t *bytes, const char **why);
+int	parse_size_unit(const char *, uint64_t *bytes, const char **why);
 int	parse_duration(const char *, int64_t *secs, const char **why);
 int	parse_duration_limit(const char *, int64_t *secs, const char **why);
 int	parse_percent(const char *, unsigned *, const char **why);

@@ -118,17 +118,98 @@ bad:
 }
 
 /*
- * Set @flags on the home directory of @pw.  The home is opened without
+ * The directories of a home left without +u: what they hold is thrown
+ * away by design (XDG caches) or already a trash (the desktop's, whose
+ * files trashd's shipped exclude-dir rule purges), so files made there
+ * should not inherit +u from the home.  Relative to the home, at most
+ * PAM_TRASH_DEPTH components.
+ */
+static const char *const pam_trash_unflagged[] = {
+	".cache",
+	".local/share/Trash",
+	/* Made with it, so they may have inherited +u before it lost it. */
+	".local/share/Trash/files",
+	".local/share/Trash/info",
+};
+#define PAM_TRASH_DEPTH	4
+
+/*
+ * Clear +u on @rel under the home held at @homefd, if it is there: each
+ * component opened from the one before with O_NOFOLLOW, each a directory
+ * of the user's.  A symlink anywhere on the way (~/.cache pointing at
+ * some other directory), or a directory of someone else's, is left alone:
+ * the user can make this module change nothing but their own
+ * directories.  Nothing is created.  Only +u is cleared: +s says that
+ * what is deleted there must be wiped, which a cache needs as much as
+ * anything.  Returns 0 (done, or nothing to do) or -errno.
+ */
+static int
+pam_trash_unflag(int homefd, uid_t uid, const char *rel)
+{
+	char buf[PATH_MAX], *comp, *save = NULL;
+	struct stat st;
+	int fd = -1, next, cur, r = 0, depth = 0;
+
+	if (strlen(rel) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, rel);
+	for (comp = strtok_r(buf, "/", &save); comp != NULL;
+	    comp = strtok_r(NULL, "/", &save)) {
+		if (++depth > PAM_TRASH_DEPTH) {
+			r = -ELOOP;
+			goto out;
+		}
+		next = openat(fd >= 0 ? fd : homefd, comp, O_RDONLY |
+		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+		    O_NOCTTY);
+		if (next < 0) {
+			/* Missing, a symlink or not a directory: left. */
+			r = errno == ENOENT || errno == ELOOP ||
+			    errno == ENOTDIR ? 0 : -errno;
+			goto out;
+		}
+		if (fd >= 0)
+			close(fd);
+		fd = next;
+		if (fstat(fd, &st) < 0) {
+			r = -errno;
+			goto out;
+		}
+		if (!S_ISDIR(st.st_mode) || st.st_uid != uid)
+			goto out;	/* not the user's: left */
+	}
+	if (fd < 0)
+		goto out;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &cur) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (cur & FS_UNRM_FL) {
+		cur &= ~FS_UNRM_FL;
+		if (ioctl(fd, FS_IOC_SETFLAGS, &cur) < 0)
+			r = -errno;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/*
+ * Set @flags on the home directory of @pw, and with +u clear it again on
+ * the directories of pam_trash_unflagged[].  The home is opened without
  * following a symlink in its last component, must be a directory, and
  * must belong to the user: a home that is (or was swapped for) a symlink,
  * or a directory of someone else's, is refused, so the module never
  * changes another user's files.  Returns 0 or -errno; *@why explains.
  */
 static int
-pam_trash_home(const struct passwd *pw, int flags, const char **why)
+pam_trash_home(pam_handle_t *pamh, const struct passwd *pw, int flags,
+    const char **why)
 {
 	struct stat st;
-	int fd, cur, r = 0;
+	size_t i;
+	int fd, cur, r = 0, r2;
 
 	*why = NULL;
 	if (pw->pw_dir == NULL || pw->pw_dir[0] != '/') {
@@ -165,14 +246,25 @@ pam_trash_home(const struct passwd *pw, int flags, const char **why)
 		*why = "cannot read the home's flags";
 		goto out;
 	}
-	if ((cur & flags) == flags)
-		goto out;
-	cur |= flags;
-	if (ioctl(fd, FS_IOC_SETFLAGS, &cur) < 0) {
-		r = -errno;
-		*why = "cannot set the home's flags";
-		goto out;
+	if ((cur & flags) != flags) {
+		cur |= flags;
+		if (ioctl(fd, FS_IOC_SETFLAGS, &cur) < 0) {
+			r = -errno;
+			*why = "cannot set the home's flags";
+			goto out;
+		}
 	}
+	/*
+	 * Each session: one made since the last inherited +u.  Not a reason
+	 * to fail the session, nor to skip the notice: logged.
+	 */
+	for (i = 0; (flags & FS_UNRM_FL) && i < sizeof(pam_trash_unflagged) /
+	    sizeof(pam_trash_unflagged[0]); i++)
+		if ((r2 = pam_trash_unflag(fd, pw->pw_uid,
+		    pam_trash_unflagged[i])) < 0)
+			pam_syslog(pamh, LOG_WARNING, "%s/%s: cannot clear "
+			    "+u: %s", pw->pw_dir, pam_trash_unflagged[i],
+			    strerror(-r2));
 out:
 	close(fd);
 	return r;
@@ -359,7 +451,7 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
 		return o.onerr;
 	}
 	if (o.flags != 0) {
-		r = pam_trash_home(pw, o.flags, &why);
+		r = pam_trash_home(pamh, pw, o.flags, &why);
 		if (r < 0) {
 			pam_syslog(pamh, LOG_ERR, "%s: %s: %s", pw->pw_dir,
 			    why, strerror(-r));

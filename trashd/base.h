@@ -89,7 +89,17 @@ struct config {
 	int64_t		 client_timeout; /* seconds a client may stall */
 	unsigned	 restore_max;	/* restores one uid runs at once */
 	int64_t		 restore_timeout; /* seconds, 0: none */
+	/* Exclusions, applied to new entries (policy_excluded()): */
+	char		**exclude;	/* fnmatch(3) patterns of names */
+	size_t		 nexclude;
+	char		**exclude_dir;	/* of directories: a name or a path */
+	size_t		 nexclude_dir;
+	uint64_t	 min_size;	/* allocated bytes, 0: none */
+	uint64_t	 max_size;	/* allocated bytes, 0: unlimited */
 };
+
+/* An exclude pattern's longest: what the audit's result names. */
+#define CONFIG_PATTERN_MAX	200
 
 struct config	*config_load(const char *path, char *err, size_t errlen);
 struct config	*config_default(void);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * /etc/trashd/trashd.conf: one "key value" per line, '#' starts a comment,
- * "filesystem PATH [watermark N%]" repeatable, every other key at most once.
- * The first error is reported as "FILE:LINE: message".
+ * "filesystem PATH [watermark N%]", "exclude PATTERN" and "exclude-dir
+ * PATTERN" repeatable, every other key at most once.  The first error is
+ * reported as "FILE:LINE: message".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,8 @@ enum config_type {
 	CT_PATH,
 	CT_BOOL,
 	CT_SIZE_LIMIT,	/* > 0, or "unlimited" (0) */
+	CT_SIZE_MIN,	/* > 0, its unit required */
+	CT_SIZE_MAX,	/* > 0, its unit required, or "unlimited" (0) */
 	CT_DURATION,	/* 0s is allowed and means what the key says */
 	CT_INTERVAL,	/* > 0 */
 	CT_DURATION_LIMIT, /* > 0, or "forever" (0) */
@@ -62,6 +65,8 @@ static const struct config_key config_keys[] = {
 	K("client-timeout",	CT_DURATION_LIMIT, client_timeout),
 	K("restore-max",	CT_LIMIT,	restore_max),
 	K("restore-timeout",	CT_DURATION_LIMIT, restore_timeout),
+	K("min-size",		CT_SIZE_MIN,	min_size),
+	K("max-size",		CT_SIZE_MAX,	max_size),
 };
 #undef K
 #define CONFIG_NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
@@ -108,6 +113,12 @@ config_free(struct config *c)
 	for (i = 0; i < c->nfs; i++)
 		free(c->fs[i].path);
 	free(c->fs);
+	for (i = 0; i < c->nexclude; i++)
+		free(c->exclude[i]);
+	free(c->exclude);
+	for (i = 0; i < c->nexclude_dir; i++)
+		free(c->exclude_dir[i]);
+	free(c->exclude_dir);
 	free(c->database);
 	free(c->socket);
 	free(c);
@@ -158,6 +169,10 @@ config_type_help(enum config_type t)
 		return "yes or no";
 	case CT_SIZE_LIMIT:
 		return "a size such as 500M or 1G, or unlimited";
+	case CT_SIZE_MIN:
+		return "a size with its unit such as 4K or 1M";
+	case CT_SIZE_MAX:
+		return "a size with its unit such as 500M or 1G, or unlimited";
 	case CT_DURATION:
 		return "a duration such as 0s, 90s, 12h or 30d";
 	case CT_INTERVAL:
@@ -197,6 +212,22 @@ config_set(struct config *c, const struct config_key *k, const char *v,
 		return config_parse_bool(v, (bool *)(void *)base);
 	case CT_SIZE_LIMIT:
 		return parse_size_limit(v, (uint64_t *)(void *)base, why);
+	case CT_SIZE_MIN:
+	case CT_SIZE_MAX:
+		if (k->type == CT_SIZE_MAX && strcmp(v, "unlimited") == 0) {
+			*(uint64_t *)(void *)base = 0;
+			return 0;
+		}
+		if ((r = parse_size_unit(v, &u, why)) < 0)
+			return r;
+		if (u == 0) {
+			*why = k->type == CT_SIZE_MIN ? "0 would exclude "
+			    "nothing: leave min-size out" : "0 is refused: "
+			    "say unlimited for no limit";
+			return -EINVAL;
+		}
+		*(uint64_t *)(void *)base = u;
+		return 0;
 	case CT_DURATION:
 		return parse_duration(v, (int64_t *)(void *)base, why);
 	case CT_INTERVAL:
@@ -265,6 +296,146 @@ config_add_fs(struct config *c, char **w, size_t nw, char *msg, size_t len)
 	return 0;
 }
 
+/*
+ * An exclude (@dir false: of a name, so no '/') or exclude-dir pattern,
+ * for fnmatch(3) without flags; 0, or -EINVAL with *@why.  fnmatch()
+ * takes any string, reading a '[' without its ']' as a plain '[' and an
+ * unknown class as no match: such a pattern does not say what was meant,
+ * and is refused here rather than silently matching nothing.
+ */
+static int
+config_pattern(const char *p, bool dir, const char **why)
+{
+	static const char *const classes[] = { "alnum", "alpha", "blank",
+	    "cntrl", "digit", "graph", "lower", "print", "punct", "space",
+	    "upper", "xdigit" };
+	const char *e;
+	size_t i, j, k, n = strlen(p);
+
+	if (n > CONFIG_PATTERN_MAX) {
+		*why = "longer than 200 bytes";
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f) {
+			*why = "holds a control character";
+			return -EINVAL;
+		}
+		if (p[i] == '/' && !dir) {
+			*why = "a name holds no '/': exclude-dir takes "
+			    "directories";
+			return -EINVAL;
+		}
+	}
+	if (dir && strchr(p, '/') != NULL && p[0] != '/' && p[0] != '*') {
+		*why = "a path starts with '/' or '*': it is matched against "
+		    "absolute paths";
+		return -EINVAL;
+	}
+	if (dir && strspn(p, "/*") == n) {
+		*why = "it would exclude every directory";
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		if (p[i] == '\\') {
+			if (p[++i] == '\0') {
+				*why = "ends in a lone '\\'";
+				return -EINVAL;
+			}
+			continue;
+		}
+		if (p[i] != '[')
+			continue;
+		/* A bracket expression: [!...], [^...], a leading ']'. */
+		j = i + 1;
+		if (p[j] == '!' || p[j] == '^')
+			j++;
+		if (p[j] == ']')
+			j++;
+		for (; p[j] != '\0' && p[j] != ']'; j++) {
+			if (p[j] == '\\' && p[j + 1] != '\0') {
+				j++;
+				continue;
+			}
+			if (p[j] != '[' || p[j + 1] != ':')
+				continue;
+			if ((e = strstr(p + j + 2, ":]")) == NULL) {
+				*why = "'[:' without its ':]'";
+				return -EINVAL;
+			}
+			for (k = 0; k < sizeof(classes) / sizeof(classes[0]);
+			    k++)
+				if (strlen(classes[k]) ==
+				    (size_t)(e - (p + j + 2)) &&
+				    strncmp(classes[k], p + j + 2,
+				    strlen(classes[k])) == 0)
+					break;
+			if (k == sizeof(classes) / sizeof(classes[0])) {
+				*why = "an unknown character class: [:alpha:], "
+				    "[:digit:], [:alnum:], [:upper:], [:lower:]"
+				    ", [:space:], [:punct:] ...";
+				return -EINVAL;
+			}
+			j = (size_t)(e - p) + 1;
+		}
+		if (p[j] != ']') {
+			*why = "'[' without its ']' (\\[ for a plain '[')";
+			return -EINVAL;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+/* "exclude PATTERN" or "exclude-dir PATTERN", repeatable. */
+static int
+config_add_exclude(struct config *c, char **w, size_t nw, char *msg,
+    size_t len)
+{
+	bool dir = strcmp(w[0], "exclude-dir") == 0;
+	char ***v = dir ? &c->exclude_dir : &c->exclude;
+	size_t *n = dir ? &c->nexclude_dir : &c->nexclude;
+	const char *why;
+	char *p;
+	size_t l;
+
+	if (nw != 2) {
+		snprintf(msg, len, "usage: %s PATTERN (one word: a blank in "
+		    "a name is matched by ?)", w[0]);
+		return -EINVAL;
+	}
+	p = xstrdup(w[1]);
+	/* "DIR/" says "under DIR" as "DIR" does: one spelling is kept. */
+	if (dir && (l = strlen(p)) > 1 && p[l - 1] == '/')
+		p[l - 1] = '\0';
+	if (config_pattern(p, dir, &why) < 0) {
+		snprintf(msg, len, "%s: \"%s\": %s", w[0], w[1], why);
+		free(p);
+		return -EINVAL;
+	}
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = p;
+	return 0;
+}
+
+/*
+ * min-size above max-size would exclude every entry: refused on the line
+ * that sets the second of them.
+ */
+static int
+config_check_sizes(const struct config *c, char *msg, size_t len)
+{
+	char lo[32], hi[32];
+
+	if (c->min_size == 0 || c->max_size == 0 || c->min_size <= c->max_size)
+		return 0;
+	parse_fmt_size(lo, sizeof(lo), c->min_size);
+	parse_fmt_size(hi, sizeof(hi), c->max_size);
+	snprintf(msg, len, "min-size %s is above max-size %s: every entry "
+	    "would be excluded", lo, hi);
+	return -EINVAL;
+}
+
 /* One line, comment stripped; 0, or -EINVAL with @msg set. */
 static int
 config_line(struct config *c, bool *seen, char *line, char *msg, size_t len)
@@ -285,6 +456,8 @@ config_line(struct config *c, bool *seen, char *line, char *msg, size_t len)
 		return 0;
 	if (strcmp(w[0], "filesystem") == 0)
 		return config_add_fs(c, w, nw, msg, len);
+	if (strcmp(w[0], "exclude") == 0 || strcmp(w[0], "exclude-dir") == 0)
+		return config_add_exclude(c, w, nw, msg, len);
 	for (i = 0; i < CONFIG_NKEYS; i++)
 		if (strcmp(w[0], config_keys[i].name) == 0)
 			break;
@@ -310,7 +483,7 @@ config_line(struct config *c, bool *seen, char *line, char *msg, size_t len)
 			snprintf(msg, len, "%s: \"%s\": %s", w[0], w[1], why);
 		return -EINVAL;
 	}
-	return 0;
+	return config_check_sizes(c, msg, len);
 }
 
 struct config *

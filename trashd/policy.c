@@ -3,13 +3,15 @@
  * Policy: the +s grace period, retention, per-user quota and the
  * free-space watermark, each purging oldest first, on a timer: a full
  * run each policy-interval, and runs over just the new entries in
- * between.  The values in force come from the policy tables
- * (policydb.c).
+ * between, which also purge the new entries that min-age or an exclusion
+ * takes.  The values in force come from the policy tables (policydb.c).
  */
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "services.h"
 
 /* Rows read per page when walking the index: memory stays flat at any size. */
@@ -43,7 +46,7 @@ policy_purge(struct trashd *d, struct tfs *fs, const struct entry *e,
     const char *reason, int64_t actor_uid, int64_t actor_pid)
 {
 	struct tuid *tu;
-	char result[128];
+	char result[64 + CONFIG_PATTERN_MAX];	/* "ok: " and the reason */
 	int fd, flags = 0, r;
 
 	if (e->state != ENTRY_TRASHED)
@@ -322,6 +325,80 @@ policy_too_young(int64_t min_age, int64_t born_ns, int64_t deleted_ns)
 }
 
 /*
+ * The exclusions of trashd.conf(5), vfs_recycle's exclude, exclude_dir,
+ * minsize and maxsize: does one take new entry @e of @fs?  The first that
+ * does is named in @rule ("excluded by exclude *.swp"), tried in this
+ * order: the name patterns, the directory patterns, max-size, min-size.
+ *
+ * Sizes are allocated bytes, as the quota counts them: what keeping the
+ * entry costs the filesystem (a sparse image of a huge apparent size
+ * costs its blocks).  Names and directories are those of the recorded
+ * original path; an entry without one (moved in by hand, or a path the
+ * kernel could only record cut short) is taken by a size rule only.
+ *
+ * A directory pattern without '/' is matched against the name of each
+ * directory along the path ("node_modules"), one with '/' against each
+ * directory's absolute path, the mount point joined to the recorded
+ * path, with '*' matching '/' too: the shipped rule, a '*' and then
+ * "/.local/share/Trash", takes everything under any .local/share/Trash.
+ * The file's own name is the name patterns' alone.
+ */
+static bool
+policy_excluded(const struct config *c, const struct tfs *fs,
+    const struct entry *e, char *rule, size_t len)
+{
+	char path[2 * PATH_MAX + 2], sz[32], *p, *comp;
+	const char *name, *pat;
+	size_t i;
+	int n;
+
+	if (e->orig_path != NULL) {
+		name = strrchr(e->orig_path, '/');
+		name = name != NULL ? name + 1 : e->orig_path;
+		for (i = 0; i < c->nexclude; i++) {
+			if (fnmatch(c->exclude[i], name, 0) == 0) {
+				snprintf(rule, len, "excluded by exclude %s",
+				    c->exclude[i]);
+				return true;
+			}
+		}
+	}
+	if (e->orig_path != NULL && c->nexclude_dir > 0) {
+		n = snprintf(path, sizeof(path), "%s/%s",
+		    strcmp(fs->path, "/") == 0 ? "" : fs->path, e->orig_path);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			goto size;
+		/* Each directory: the path cut at each '/' but the first. */
+		for (comp = p = path + 1; (p = strchr(p, '/')) != NULL;
+		    comp = ++p) {
+			*p = '\0';
+			for (i = 0; i < c->nexclude_dir; i++) {
+				pat = c->exclude_dir[i];
+				if (fnmatch(pat, strchr(pat, '/') != NULL ?
+				    path : comp, 0) == 0) {
+					snprintf(rule, len, "excluded by "
+					    "exclude-dir %s", pat);
+					return true;
+				}
+			}
+			*p = '/';
+		}
+	}
+size:
+	if (c->max_size > 0 && e->alloc > (int64_t)c->max_size) {
+		parse_fmt_size(sz, sizeof(sz), c->max_size);
+		snprintf(rule, len, "excluded by max-size %s", sz);
+		return true;
+	}
+	if (c->min_size > 0 && e->alloc < (int64_t)c->min_size) {
+		parse_fmt_size(sz, sizeof(sz), c->min_size);
+		snprintf(rule, len, "excluded by min-size %s", sz);
+		return true;
+	}
+	return false;
+}
+
+/*
  * Queue new entry @id (the scan may not purge or wipe itself) for the
  * next policy run.  Past the queue's bound a full run is due instead,
  * and a young entry past it is kept (safe, and logged).
@@ -367,7 +444,9 @@ policy_quota_user(struct trashd *d, struct tfs *fs, uint32_t uid)
 
 /*
  * What entries new since the last run can trigger, for those entries
- * only: the min-age purge, the wipe of a +s one whose grace is over (0s:
+ * only: the min-age purge, the purge of those an exclusion takes (a +s
+ * one wiped first, whatever its grace), the wipe of a +s one whose grace
+ * is over (0s:
  * at once), the quota of the users who got them, the watermark (cheap
  * unless crossed).  Its cost follows the new entries, not the index: a
  * burst of deletions into a large trash does not pay for runs over all
@@ -378,6 +457,7 @@ int
 policy_fresh(struct trashd *d, int64_t now)
 {
 	struct policy_user users[POLICY_USERS_MAX];
+	char rule[32 + CONFIG_PATTERN_MAX];
 	struct statvfs sv;
 	struct entry e;
 	struct tfs *fs;
@@ -403,6 +483,12 @@ policy_fresh(struct trashd *d, int64_t now)
 			r = policy_purge(d, fs, &e, "min-age", 0, getpid());
 			if (r < 0 && r != -ESTALE && r != -ENOENT)
 				log_warnx("policy: %s: min-age: %s", fs->path,
+				    strerror(-r));
+		} else if (policy_excluded(d->conf, fs, &e, rule,
+		    sizeof(rule))) {
+			r = policy_purge(d, fs, &e, rule, 0, getpid());
+			if (r < 0 && r != -ESTALE && r != -ENOENT)
+				log_warnx("policy: %s: %s: %s", fs->path, rule,
 				    strerror(-r));
 		} else if ((e.flags & FS_SECRM_FL) && e.deleted_ns <
 		    now - d->conf->grace * NSEC_PER_SEC + 1) {

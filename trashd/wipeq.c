@@ -88,7 +88,8 @@ wipe_stage(struct trashd *d, struct tfs *fs, const struct entry *e,
 {
 	struct tuid *tu;
 	struct stat st;
-	char qname[32], back[NAME_MAX + 1], result[128];
+	char qname[32], back[NAME_MAX + 1];
+	char result[64 + CONFIG_PATTERN_MAX];	/* "ok: " and the reason */
 	int fd, r;
 
 	if (e->state != ENTRY_TRASHED)

@@ -97,6 +97,26 @@ test_size_limit(void **state)
 	assert_int_equal(parse_size_limit("forever", &v, &why), -EINVAL);
 }
 
+/* A threshold of trashd.conf (min-size, max-size): the unit required. */
+static void
+test_size_unit(void **state)
+{
+	const char *why = NULL;
+	uint64_t v = 1;
+
+	(void)state;
+	assert_int_equal(parse_size_unit("4K", &v, &why), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(parse_size_unit("0M", &v, &why), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(parse_size_unit("100", &v, &why), -EINVAL);
+	assert_non_null(strstr(why, "needs its unit"));
+	assert_int_equal(parse_size_unit("0", &v, &why), -EINVAL);
+	assert_int_equal(parse_size_unit("", &v, &why), -EINVAL);
+	assert_int_equal(parse_size_unit("1.5G", &v, &why), -EINVAL);
+	assert_int_equal(parse_size_unit("K", &v, &why), -EINVAL);
+}
+
 static void
 test_duration(void **state)
 {
@@ -290,6 +310,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_size_limit),
+		cmocka_unit_test(test_size_unit),
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_duration_limit),
 		cmocka_unit_test(test_time),

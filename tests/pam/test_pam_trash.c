@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -414,6 +415,153 @@ test_unknown_user(void **state)
 	assert_non_null(strstr(logbuf, "no such user"));
 }
 
+/* ---- issue 13, everyday churn (wt-churn): directories left without +u */
+
+static void
+set_flags(const char *path, int flags)
+{
+	int fd, fl;
+
+	assert_true((fd = open(path, O_RDONLY | O_DIRECTORY)) >= 0);
+	assert_int_equal(ioctl(fd, FS_IOC_GETFLAGS, &fl), 0);
+	fl = (fl & ~(FS_UNRM_FL | FS_SECRM_FL)) | flags;
+	assert_int_equal(ioctl(fd, FS_IOC_SETFLAGS, &fl), 0);
+	close(fd);
+}
+
+/* A directory of @uid's with @flags, as one that inherited them. */
+static void
+mkdir_flags(const char *path, uid_t uid, int flags)
+{
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chown(path, uid, uid), 0);
+	set_flags(path, flags);
+}
+
+static void
+rm_rf(const char *path)
+{
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	assert_int_equal(system(cmd), 0);
+}
+
+static bool
+exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/*
+ * ~/.cache and ~/.local/share/Trash (with its files and info) made
+ * since the home got +u inherited it: the session clears +u there, and
+ * only there; +s stays; one that is missing is not created.
+ */
+static void
+test_unflag_dirs(void **state)
+{
+	enum { CACHE, LOCAL, SHARE, TRASH, FILES, INFO, CONFIG, SUB, N };
+	static const char *const rel[N] = { ".cache", ".local",
+	    ".local/share", ".local/share/Trash", ".local/share/Trash/files",
+	    ".local/share/Trash/info", ".config", ".cache/sub" };
+	char p[N][600];
+	int i;
+
+	(void)state;
+	clear_flags(home);
+	for (i = 0; i < N; i++)
+		snprintf(p[i], sizeof(p[i]), "%s/%s", home, rel[i]);
+	rm_rf(p[CACHE]);
+	rm_rf(p[LOCAL]);
+	rm_rf(p[CONFIG]);
+	for (i = 0; i < N; i++)
+		mkdir_flags(p[i], TUID, FS_UNRM_FL);
+	assert_int_equal(session("tuser", "flags=u onerr=fail", NULL),
+	    PAM_SUCCESS);
+	assert_true(dir_flags(home) & FS_UNRM_FL);
+	assert_int_equal(dir_flags(p[CACHE]) & FS_UNRM_FL, 0);
+	assert_int_equal(dir_flags(p[TRASH]) & FS_UNRM_FL, 0);
+	assert_int_equal(dir_flags(p[FILES]) & FS_UNRM_FL, 0);
+	assert_int_equal(dir_flags(p[INFO]) & FS_UNRM_FL, 0);
+	/* Only those: their parents, siblings and children keep it. */
+	assert_true(dir_flags(p[LOCAL]) & FS_UNRM_FL);
+	assert_true(dir_flags(p[SHARE]) & FS_UNRM_FL);
+	assert_true(dir_flags(p[CONFIG]) & FS_UNRM_FL);
+	assert_true(dir_flags(p[SUB]) & FS_UNRM_FL);
+	/* With flags=us, +s stays: what is deleted there is still wiped. */
+	set_flags(p[CACHE], FS_UNRM_FL | FS_SECRM_FL);
+	assert_int_equal(session("tuser", "flags=us onerr=fail", NULL),
+	    PAM_SUCCESS);
+	assert_int_equal(dir_flags(p[CACHE]) & (FS_UNRM_FL | FS_SECRM_FL),
+	    FS_SECRM_FL);
+	/* Missing: nothing is made. */
+	rm_rf(p[CACHE]);
+	rm_rf(p[LOCAL]);
+	assert_int_equal(session("tuser", "flags=u onerr=fail", NULL),
+	    PAM_SUCCESS);
+	assert_false(exists(p[CACHE]));
+	assert_false(exists(p[LOCAL]));
+	rm_rf(p[CONFIG]);
+}
+
+/*
+ * The user points ~/.cache, or ~/.local/share on the way to Trash, at
+ * another directory (even one of their own): nothing there is touched,
+ * while the real ~/.local/share/Trash of the first session is cleared.
+ * A ~/.cache of someone else's is left alone too.
+ */
+static void
+test_unflag_symlink(void **state)
+{
+	char cache[600], local[600], share[600], trash[600], v1[600],
+	    v2[600], v2trash[600];
+
+	(void)state;
+	clear_flags(home);
+	snprintf(cache, sizeof(cache), "%s/.cache", home);
+	snprintf(local, sizeof(local), "%s/.local", home);
+	snprintf(share, sizeof(share), "%s/.local/share", home);
+	snprintf(trash, sizeof(trash), "%s/.local/share/Trash", home);
+	snprintf(v1, sizeof(v1), "%s/v1", scratch);
+	snprintf(v2, sizeof(v2), "%s/v2", scratch);
+	snprintf(v2trash, sizeof(v2trash), "%s/v2/Trash", scratch);
+	rm_rf(cache);
+	rm_rf(local);
+	rm_rf(v1);
+	rm_rf(v2);
+	mkdir_flags(v1, TUID, FS_UNRM_FL);
+	mkdir_flags(v2, TUID, FS_UNRM_FL);
+	mkdir_flags(v2trash, TUID, FS_UNRM_FL);
+	assert_int_equal(symlink(v1, cache), 0);
+	mkdir_flags(local, TUID, FS_UNRM_FL);
+	mkdir_flags(share, TUID, FS_UNRM_FL);
+	mkdir_flags(trash, TUID, FS_UNRM_FL);
+	assert_int_equal(session("tuser", "flags=u onerr=fail", NULL),
+	    PAM_SUCCESS);
+	assert_true(dir_flags(v1) & FS_UNRM_FL);
+	assert_int_equal(dir_flags(trash) & FS_UNRM_FL, 0);
+	/* Now the middle of the way is the link. */
+	rm_rf(share);
+	assert_int_equal(symlink(v2, share), 0);
+	assert_int_equal(session("tuser", "flags=u onerr=fail", NULL),
+	    PAM_SUCCESS);
+	assert_true(dir_flags(v1) & FS_UNRM_FL);
+	assert_true(dir_flags(v2trash) & FS_UNRM_FL);
+	/* Someone else's directory in the home keeps its flags. */
+	assert_int_equal(unlink(cache), 0);
+	mkdir_flags(cache, OUID, FS_UNRM_FL);
+	assert_int_equal(session("tuser", "flags=u onerr=fail", NULL),
+	    PAM_SUCCESS);
+	assert_true(dir_flags(cache) & FS_UNRM_FL);
+	rm_rf(cache);
+	rm_rf(local);
+	rm_rf(v1);
+	rm_rf(v2);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -428,6 +576,9 @@ main(int argc, char *argv[])
 		cmocka_unit_test(test_notice),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_unknown_user),
+		/* issue 13, everyday churn (wt-churn) */
+		cmocka_unit_test(test_unflag_dirs),
+		cmocka_unit_test(test_unflag_symlink),
 	};
 
 	if (argc != 2) {
