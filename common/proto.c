@@ -25,15 +25,17 @@ static const struct proto_rule proto_req_rules[] = {
 		B(A_ID) | B(A_PATH) | B(A_UID) | B(A_TO) | B(A_BEFORE) |
 		B(A_VERSION) | B(A_OVERWRITE) | B(A_UMASK), 0 },
 	[MSG_WIPE - MSG_STATUS] = { B(A_ID) | B(A_PATH) | B(A_UID), 0 },
-	[MSG_EMPTY - MSG_STATUS] = { B(A_UID), 0 },
+	[MSG_EMPTY - MSG_STATUS] = {
+		B(A_UID) | B(A_ALL) | B(A_BEFORE) | B(A_DRY_RUN), 0 },
 	[MSG_QUOTA - MSG_STATUS] = { B(A_UID) | B(A_ALL), 0 },
 	[MSG_POLICY_GET - MSG_STATUS] = { B(A_KIND) | B(A_XID), B(A_KIND) },
 	[MSG_POLICY_SET - MSG_STATUS] = {
 		B(A_KIND) | B(A_XID) | B(A_QUOTA) | B(A_RETENTION) |
-		B(A_WATERMARK) | B(A_FS), B(A_KIND) },
+		B(A_QUOTA_TEXT) | B(A_RETENTION_TEXT) | B(A_WATERMARK) |
+		B(A_FS), B(A_KIND) },
 	[MSG_AUDIT - MSG_STATUS] = {
-		B(A_UID) | B(A_ACTION) | B(A_SINCE) | B(A_BEFORE) |
-		B(A_LIMIT), 0 },
+		B(A_UID) | B(A_OWNER) | B(A_ACTION) | B(A_RESULT) |
+		B(A_PREFIX) | B(A_SINCE) | B(A_BEFORE) | B(A_LIMIT), 0 },
 };
 
 static const struct proto_rule proto_rep_rules[] = {
@@ -55,10 +57,12 @@ static const struct proto_rule proto_rep_rules[] = {
 	[MSG_PROGRESS - MSG_OK] = { B(A_TOTAL) | B(A_DONE), B(A_TOTAL) },
 	[MSG_USAGE - MSG_OK] = {
 		B(A_FS) | B(A_UID) | B(A_COUNT) | B(A_BYTES) | B(A_QUOTA) |
-		B(A_RETENTION), B(A_FS) | B(A_UID) | B(A_COUNT) | B(A_BYTES) },
+		B(A_RETENTION) | B(A_QUOTA_TEXT) | B(A_RETENTION_TEXT),
+		B(A_FS) | B(A_UID) | B(A_COUNT) | B(A_BYTES) },
 	[MSG_POLICY - MSG_OK] = {
 		B(A_KIND) | B(A_XID) | B(A_QUOTA) | B(A_RETENTION) |
-		B(A_FS) | B(A_WATERMARK), B(A_KIND) },
+		B(A_QUOTA_TEXT) | B(A_RETENTION_TEXT) | B(A_FS) |
+		B(A_WATERMARK), B(A_KIND) },
 	[MSG_AUDIT_ROW - MSG_OK] = {
 		B(A_ID) | B(A_TIME) | B(A_UID) | B(A_PID) | B(A_ACTION) |
 		B(A_RESULT) | B(A_ENTRY) | B(A_TRASH) | B(A_OWNER) |
@@ -93,7 +97,8 @@ static const char *const proto_attr_names[A_MAX] = {
 	[A_TO] = "to", [A_ACTION] = "action", [A_MESSAGE] = "message",
 	[A_NAME] = "name", [A_STATE] = "state", [A_FS] = "fs",
 	[A_TARGET] = "target", [A_RESULT] = "result", [A_SERVER] = "server",
-	[A_ENTRY] = "entry", [A_TRASH] = "trash",
+	[A_ENTRY] = "entry", [A_TRASH] = "trash", [A_DRY_RUN] = "dry-run",
+	[A_QUOTA_TEXT] = "quota-text", [A_RETENTION_TEXT] = "retention-text",
 };
 
 static const struct proto_rule *
@@ -127,7 +132,8 @@ proto_attr_name(int attr)
 bool
 proto_attr_is_str(int attr)
 {
-	return attr >= A_FIRST_STR && attr <= A_LAST_STR;
+	return (attr >= A_FIRST_STR && attr <= A_LAST_STR) ||
+	    (attr >= A_FIRST_STR4 && attr <= A_LAST_STR4);
 }
 
 static uint16_t

@@ -25,14 +25,20 @@
  * 2: policy set takes the default kind, A_WATERMARK and A_FS.
  * 3: audit rows are fields: A_ENTRY, A_TRASH, A_OWNER, A_FS, A_PATH,
  *    A_NAME; A_TARGET only for what is no entry.
+ * 4: audit filters by A_OWNER, A_PREFIX and A_RESULT too; empty takes
+ *    A_BEFORE, A_ALL and A_DRY_RUN (a dry run answers ENTRY messages);
+ *    policies carry A_QUOTA_TEXT and A_RETENTION_TEXT, the values as
+ *    they were typed; a policy set answers one POLICY message.
  */
-#define PROTOCOL_VERSION	3
+#define PROTOCOL_VERSION	4
 
 #define PROTO_HDR_LEN		8
 /* One message's payload: a restore request's two paths fit many times. */
 #define PROTO_MSG_MAX		16384
 /* One string: PATH_MAX, the longest path the kernel hands out. */
 #define PROTO_STR_MAX		4096
+/* A_QUOTA_TEXT, A_RETENTION_TEXT: "1536M", "3 weeks"; longer is not sent. */
+#define PROTO_TEXT_MAX		31
 
 enum proto_type {
 	/* Requests, client to trashd: 100-199. */
@@ -108,9 +114,16 @@ enum proto_attr {
 	/* Numbers again (version 3): the numbers above keep their values. */
 	A_ENTRY,		/* audit: the entry acted on */
 	A_TRASH,		/* audit: whose trash it is in */
+	/* Version 4. */
+	A_DRY_RUN,		/* empty: 1 only says what would go */
+	A_QUOTA_TEXT,		/* policy: A_QUOTA as typed ("1536M") */
+	A_RETENTION_TEXT,	/* policy: A_RETENTION as typed ("90d") */
 	A_MAX,
 };
 #define A_FIRST_STR	A_PATH
+/* Strings added later, after the numbers of their version. */
+#define A_FIRST_STR4	A_QUOTA_TEXT
+#define A_LAST_STR4	A_RETENTION_TEXT
 /* One bit per attribute in proto_msg.have. */
 _Static_assert(A_MAX <= 64, "attributes must fit a uint64_t");
 

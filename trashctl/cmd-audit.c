@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: ISC */
-/* trashctl audit: the audit log (admins), newest last. */
+/*
+ * trashctl audit: the audit log (admins), newest last.  Every filter is
+ * sent to trashd, which applies them all in its query (and its limit
+ * after them): nothing is filtered here.
+ */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "trashctl.h"
 #include "vis.h"
@@ -107,50 +112,73 @@ cmd_audit_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return 0;
 }
 
+/* The options: getopt_long() reads them, "-h" lists them. */
+static const struct option cmd_audit_opts[] = {
+	{ "user", required_argument, NULL, 'u' },
+	{ "actor", required_argument, NULL, 'u' },
+	{ "owner", required_argument, NULL, 'O' },
+	{ "path", required_argument, NULL, 'p' },
+	{ "action", required_argument, NULL, 'A' },
+	{ "result", required_argument, NULL, 'r' },
+	{ "since", required_argument, NULL, 'S' },
+	{ "until", required_argument, NULL, 'U' },
+	{ "limit", required_argument, NULL, 'n' },
+	CMD_COMMON_OPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
 static int
 cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "user", required_argument, NULL, 'u' },
-		{ "action", required_argument, NULL, 'A' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "until", required_argument, NULL, 'U' },
-		{ "limit", required_argument, NULL, 'n' },
-		CMD_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct cmd_entry *e = &cmd_audit_entry;
 	struct audit_state s = { 0 };
 	struct proto_buf b;
+	/* The last of each option wins: a message has each filter once. */
+	int64_t num[A_MAX];
+	const char *str[A_MAX] = { NULL };
 	const char *why;
+	char *path = NULL;
 	int64_t v;
-	int ch;
+	int ch, a, r;
 
-	proto_init(&b, MSG_AUDIT);
-	while ((ch = getopt_long(argc, argv, "A:hjn:S:U:u:", opts,
-	    NULL)) != -1) {
+	for (a = 0; a < A_MAX; a++)
+		num[a] = -1;
+	while ((ch = getopt_long(argc, argv, "A:hjn:O:p:r:S:U:u:",
+	    cmd_audit_opts, NULL)) != -1) {
 		switch (ch) {
 		case 'u':
+		case 'O':
 			if (parse_user(optarg, &v) < 0)
 				return cmd_usage_error(e, "%s: no such user",
 				    optarg);
-			proto_num(&b, A_UID, v);
+			num[ch == 'u' ? A_UID : A_OWNER] = v;
+			break;
+		case 'p':
+			/* As list's: absolute, through existing symlinks. */
+			free(path);
+			if ((path = abs_path(optarg)) == NULL)
+				return cmd_usage_error(e, "%s: bad path",
+				    optarg);
 			break;
 		case 'A':
-			proto_str(&b, A_ACTION, optarg);
+		case 'r':
+			if (optarg[0] == '\0')
+				return cmd_usage_error(e, "an empty %s",
+				    ch == 'A' ? "action" : "result");
+			str[ch == 'A' ? A_ACTION : A_RESULT] = optarg;
 			break;
 		case 'S':
 		case 'U':
 			if (parse_when(optarg, &v, &why) < 0)
 				return cmd_usage_error(e, "%s: %s", optarg,
 				    why);
-			proto_num(&b, ch == 'S' ? A_SINCE : A_BEFORE, v);
+			num[ch == 'S' ? A_SINCE : A_BEFORE] = v;
 			break;
 		case 'n':
 			if (parse_count(optarg, &v) < 0)
 				return cmd_usage_error(e, "%s: not a count "
 				    "(a positive decimal number)", optarg);
-			proto_num(&b, A_LIMIT, v);
+			num[A_LIMIT] = v;
 			break;
 		case 'j':
 			ctx->json = true;
@@ -161,15 +189,29 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 			return cmd_usage_error(e, NULL);
 		}
 	}
-	if (optind != argc)
+	if (optind != argc) {
+		free(path);
 		return cmd_usage_error(e, "no arguments");
+	}
+	proto_init(&b, MSG_AUDIT);
+	for (a = 0; a < A_MAX; a++) {
+		if (num[a] >= 0)
+			proto_num(&b, a, num[a]);
+		if (str[a] != NULL)
+			proto_str(&b, a, str[a]);
+	}
+	proto_str(&b, A_PREFIX, path);
+	free(path);
 	ctx->vis_flags |= VIS_DQ;
-	return ctl_request(ctx, &b, cmd_audit_msg, &s);
+	r = ctl_request(ctx, &b, cmd_audit_msg, &s);
+	return r;
 }
 
 const struct cmd_entry cmd_audit_entry = {
 	.name = "audit",
-	.usage = "[-u user] [-A action] [-S time] [-U time] [-n count] [-j]",
+	.usage = "[-u actor] [-O owner] [-p path] [-A action] [-r result] "
+	    "[-S time] [-U time] [-n count] [-j]",
 	.help = "query the audit log (admins)",
+	.opts = cmd_audit_opts,
 	.exec = cmd_audit_exec,
 };

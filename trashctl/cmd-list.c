@@ -89,20 +89,22 @@ cmd_list_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return 0;
 }
 
+/* The options: getopt_long() reads them, "-h" lists them. */
+static const struct option cmd_list_opts[] = {
+	{ "user", required_argument, NULL, 'u' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "older-than", required_argument, NULL, 'o' },
+	{ "newer-than", required_argument, NULL, 'N' },
+	{ "secure", no_argument, NULL, 'S' },
+	{ "undelete", no_argument, NULL, 'U' },
+	{ "limit", required_argument, NULL, 'n' },
+	CMD_COMMON_OPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
 static int
 cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "user", required_argument, NULL, 'u' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "older-than", required_argument, NULL, 'o' },
-		{ "newer-than", required_argument, NULL, 'N' },
-		{ "secure", no_argument, NULL, 'S' },
-		{ "undelete", no_argument, NULL, 'U' },
-		{ "limit", required_argument, NULL, 'n' },
-		CMD_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct cmd_entry *e = &cmd_list_entry;
 	struct list_state s = { 0 };
 	struct proto_buf b;
@@ -112,7 +114,7 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 	int ch, r;
 
 	proto_init(&b, MSG_LIST);
-	while ((ch = getopt_long(argc, argv, "ahjn:N:o:SUu:", opts,
+	while ((ch = getopt_long(argc, argv, "ahjn:N:o:SUu:", cmd_list_opts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'a':
@@ -173,5 +175,6 @@ const struct cmd_entry cmd_list_entry = {
 	.usage = "[-aSU] [-u user] [-o time] [-N time] [-n count] [-j] "
 	    "[path]",
 	.help = "list the entries of your trash, newest last",
+	.opts = cmd_list_opts,
 	.exec = cmd_list_exec,
 };

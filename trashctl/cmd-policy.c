@@ -27,14 +27,11 @@ policy_val(char *buf, size_t len, const struct proto_msg *m, int a)
 		snprintf(buf, len, "off");
 	else if (a == A_WATERMARK)
 		snprintf(buf, len, "%" PRId64 "%% free", v);
-	else if (v == 0)
-		snprintf(buf, len, "%s", a == A_QUOTA ? "unlimited" :
-		    "forever");
-	/* As typed: 90d stays 90d, 1536M stays 1536M. */
+	/* As typed: 90d stays 90d, 7d stays 7d, 1536M stays 1536M. */
 	else if (a == A_QUOTA)
-		parse_fmt_size(buf, len, (uint64_t)v);
+		fmt_limit(buf, len, v, m->str[A_QUOTA_TEXT], true);
 	else
-		parse_fmt_duration(buf, len, v);
+		fmt_limit(buf, len, v, m->str[A_RETENTION_TEXT], false);
 }
 
 static int
@@ -46,7 +43,8 @@ cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	int64_t k = m->num[A_KIND] >= 0 && m->num[A_KIND] <= 3 ?
 	    m->num[A_KIND] : 2;
 	const char *kind = kinds[k];
-	char q[32], r[32];
+	char q[40], r[40], w[32];
+	bool limits = PROTO_HAS(m, A_QUOTA);
 
 	if (m->type == MSG_OK) {
 		if (ctx->json)
@@ -60,9 +58,16 @@ cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		    kind);
 		if (PROTO_HAS(m, A_XID))
 			printf(",\"id\":%" PRId64, m->num[A_XID]);
-		if (PROTO_HAS(m, A_QUOTA))
+		if (PROTO_HAS(m, A_QUOTA)) {
+			printf(",");
+			json_field(stdout, "quota_text",
+			    m->str[A_QUOTA_TEXT]);
+			printf(",");
+			json_field(stdout, "retention_text",
+			    m->str[A_RETENTION_TEXT]);
 			printf(",\"quota\":%" PRId64 ",\"retention\":%" PRId64,
 			    m->num[A_QUOTA], m->num[A_RETENTION]);
+		}
 		if (PROTO_HAS(m, A_WATERMARK)) {
 			if (PROTO_HAS(m, A_FS)) {
 				printf(",");
@@ -73,26 +78,29 @@ cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		printf("}");
 		return 0;
 	}
+	/*
+	 * One line per message: a set that changed the limits and a
+	 * watermark is answered by one message, and printed once.
+	 */
 	s->n++;
 	if (k == PROTO_KIND_CONFIG)
 		kind = "trashd.conf";
-	if (PROTO_HAS(m, A_WATERMARK)) {
-		policy_val(q, sizeof(q), m, A_WATERMARK);
-		if (PROTO_HAS(m, A_FS))
-			printf("%s watermark on %s: %s\n", kind, m->str[A_FS],
-			    q);
+	if (limits) {
+		policy_val(q, sizeof(q), m, A_QUOTA);
+		policy_val(r, sizeof(r), m, A_RETENTION);
+		if (PROTO_HAS(m, A_XID))
+			printf("%s %" PRId64 ": quota %s, retention %s", kind,
+			    m->num[A_XID], q, r);
 		else
-			printf("%s watermark on every filesystem: %s\n", kind,
-			    q);
-		return 0;
+			printf("%s: quota %s, retention %s", kind, q, r);
 	}
-	policy_val(q, sizeof(q), m, A_QUOTA);
-	policy_val(r, sizeof(r), m, A_RETENTION);
-	if (PROTO_HAS(m, A_XID))
-		printf("%s %" PRId64 ": quota %s, retention %s\n", kind,
-		    m->num[A_XID], q, r);
-	else
-		printf("%s: quota %s, retention %s\n", kind, q, r);
+	if (PROTO_HAS(m, A_WATERMARK)) {
+		policy_val(w, sizeof(w), m, A_WATERMARK);
+		printf("%s watermark on %s: %s", limits ? ";" : kind,
+		    PROTO_HAS(m, A_FS) ? m->str[A_FS] : "every filesystem",
+		    w);
+	}
+	printf("\n");
 	return 0;
 }
 
@@ -116,13 +124,15 @@ policy_parse_watermark(const char *s, int64_t *out, const char **why)
 	return 0;
 }
 
+/* The options: getopt_long() reads them, "-h" lists them. */
+static const struct option cmd_policy_opts[] = {
+	CMD_COMMON_OPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
 static int
 cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		CMD_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct cmd_entry *e = &cmd_policy_entry;
 	struct policy_state s = { 0 };
 	struct proto_buf b;
@@ -133,7 +143,8 @@ cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 	char *p;
 	int ch, i;
 
-	while ((ch = getopt_long(argc, argv, "+hj", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+hj", cmd_policy_opts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			ctx->json = true;
@@ -193,6 +204,9 @@ cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 			else
 				v = (int64_t)u;
 			proto_num(&b, A_QUOTA, v);
+			/* Kept by trashd and shown back as typed. */
+			if (v > 0 && strlen(argv[i + 1]) <= PROTO_TEXT_MAX)
+				proto_str(&b, A_QUOTA_TEXT, argv[i + 1]);
 		} else if (strcmp(argv[i], "retention") == 0) {
 			if (strcmp(argv[i + 1], "inherit") == 0)
 				v = -1;
@@ -201,6 +215,8 @@ cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 				return cmd_usage_error(e, "retention %s: %s",
 				    argv[i + 1], why);
 			proto_num(&b, A_RETENTION, v);
+			if (v > 0 && strlen(argv[i + 1]) <= PROTO_TEXT_MAX)
+				proto_str(&b, A_RETENTION_TEXT, argv[i + 1]);
 		} else if (strcmp(argv[i], "watermark") == 0 &&
 		    kind == PROTO_KIND_DEFAULT) {
 			if (policy_parse_watermark(argv[i + 1], &v, &why) < 0)
@@ -237,5 +253,6 @@ const struct cmd_entry cmd_policy_entry = {
 	    "set default [quota ...] [retention ...] "
 	    "[watermark N%|off|inherit [fs path]]",
 	.help = "show or set quota, retention and watermarks (admins)",
+	.opts = cmd_policy_opts,
 	.exec = cmd_policy_exec,
 };

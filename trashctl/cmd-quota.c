@@ -10,25 +10,21 @@ struct quota_state {
 	int64_t	 n;
 };
 
+/* The limits as they were set: 90d stays 90d, 7d stays 7d. */
 static void
-quota_limit(char *buf, size_t len, int64_t v, bool size)
+quota_limit(char *buf, size_t len, int64_t v, const char *text, bool size)
 {
 	if (v < 0)
 		snprintf(buf, len, "?");
-	else if (v == 0)
-		snprintf(buf, len, "%s", size ? "unlimited" : "forever");
-	/* The limits as they were set: 90d stays 90d. */
-	else if (size)
-		parse_fmt_size(buf, len, (uint64_t)v);
 	else
-		parse_fmt_duration(buf, len, v);
+		fmt_limit(buf, len, v, text, size);
 }
 
 static int
 cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
 	struct quota_state *s = arg;
-	char user[64], used[16], quota[24], ret[24], pct[16];
+	char user[64], used[16], quota[40], ret[40], pct[16];
 	int64_t q = PROTO_HAS(m, A_QUOTA) ? m->num[A_QUOTA] : -1;
 	int64_t r = PROTO_HAS(m, A_RETENTION) ? m->num[A_RETENTION] : -1;
 
@@ -45,8 +41,13 @@ cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		printf("%s{", s->n++ ? "," : "{\"usage\":[");
 		json_field(stdout, "fs", m->str[A_FS]);
 		printf(",\"uid\":%" PRId64 ",\"count\":%" PRId64 ",\"bytes\":%"
-		    PRId64 ",\"quota\":%" PRId64 ",\"retention\":%" PRId64
-		    "}", m->num[A_UID], m->num[A_COUNT], m->num[A_BYTES], q,
+		    PRId64 ",", m->num[A_UID], m->num[A_COUNT],
+		    m->num[A_BYTES]);
+		json_field(stdout, "quota_text", m->str[A_QUOTA_TEXT]);
+		printf(",");
+		json_field(stdout, "retention_text",
+		    m->str[A_RETENTION_TEXT]);
+		printf(",\"quota\":%" PRId64 ",\"retention\":%" PRId64 "}", q,
 		    r);
 		return 0;
 	}
@@ -55,8 +56,8 @@ cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		    "FILESYSTEM", "ENTRIES", "USED", "QUOTA", "USE%",
 		    "RETENTION");
 	fmt_size(used, sizeof(used), m->num[A_BYTES]);
-	quota_limit(quota, sizeof(quota), q, true);
-	quota_limit(ret, sizeof(ret), r, false);
+	quota_limit(quota, sizeof(quota), q, m->str[A_QUOTA_TEXT], true);
+	quota_limit(ret, sizeof(ret), r, m->str[A_RETENTION_TEXT], false);
 	if (q > 0)
 		snprintf(pct, sizeof(pct), "%" PRId64 "%%",
 		    m->num[A_BYTES] * 100 / q);
@@ -68,15 +69,17 @@ cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return 0;
 }
 
+/* The options: getopt_long() reads them, "-h" lists them. */
+static const struct option cmd_quota_opts[] = {
+	{ "user", required_argument, NULL, 'u' },
+	{ "all", no_argument, NULL, 'a' },
+	CMD_COMMON_OPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
 static int
 cmd_quota_exec(struct ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "user", required_argument, NULL, 'u' },
-		{ "all", no_argument, NULL, 'a' },
-		CMD_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct cmd_entry *e = &cmd_quota_entry;
 	struct quota_state s = { 0 };
 	struct proto_buf b;
@@ -84,7 +87,8 @@ cmd_quota_exec(struct ctx *ctx, int argc, char **argv)
 	int ch;
 
 	proto_init(&b, MSG_QUOTA);
-	while ((ch = getopt_long(argc, argv, "ahju:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "ahju:", cmd_quota_opts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			proto_num(&b, A_ALL, 1);
@@ -113,5 +117,6 @@ const struct cmd_entry cmd_quota_entry = {
 	.name = "quota",
 	.usage = "[-a] [-u user] [-j]",
 	.help = "show trash usage against quota and retention",
+	.opts = cmd_quota_opts,
 	.exec = cmd_quota_exec,
 };

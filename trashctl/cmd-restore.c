@@ -81,19 +81,21 @@ cmd_restore_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return 0;
 }
 
+/* The options: getopt_long() reads them, "-h" lists them. */
+static const struct option cmd_restore_opts[] = {
+	{ "user", required_argument, NULL, 'u' },
+	{ "id", required_argument, NULL, 'i' },
+	{ "to", required_argument, NULL, 't' },
+	{ "before", required_argument, NULL, 'b' },
+	{ "version", required_argument, NULL, 'V' },
+	{ "overwrite", no_argument, NULL, 'f' },
+	CMD_COMMON_OPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
 static int
 cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "user", required_argument, NULL, 'u' },
-		{ "id", required_argument, NULL, 'i' },
-		{ "to", required_argument, NULL, 't' },
-		{ "before", required_argument, NULL, 'b' },
-		{ "version", required_argument, NULL, 'V' },
-		{ "overwrite", no_argument, NULL, 'f' },
-		CMD_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct cmd_entry *e = &cmd_restore_entry;
 	struct restore_state s = { 0 };
 	struct proto_buf b;
@@ -105,7 +107,7 @@ cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
 	int ch;
 
 	proto_init(&b, MSG_RESTORE);
-	while ((ch = getopt_long(argc, argv, "b:fhi:jt:u:V:", opts,
+	while ((ch = getopt_long(argc, argv, "b:fhi:jt:u:V:", cmd_restore_opts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'u':
@@ -173,5 +175,6 @@ const struct cmd_entry cmd_restore_entry = {
 	.usage = "[-f] [-u user] [-t dest] [-b time] [-V n] [-j] "
 	    "path | -i id",
 	.help = "restore a file, or everything deleted under a directory",
+	.opts = cmd_restore_opts,
 	.exec = cmd_restore_exec,
 };

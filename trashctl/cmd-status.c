@@ -68,18 +68,21 @@ cmd_status_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return 0;
 }
 
+/* The options: getopt_long() reads them, "-h" lists them. */
+static const struct option cmd_status_opts[] = {
+	CMD_COMMON_OPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
 static int
 cmd_status_exec(struct ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		CMD_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	struct status_state s = { 0 };
 	struct proto_buf b;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "hj", cmd_status_opts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			ctx->json = true;
@@ -100,5 +103,6 @@ const struct cmd_entry cmd_status_entry = {
 	.name = "status",
 	.usage = "[-j]",
 	.help = "show whether trashd runs, its filesystems and your usage",
+	.opts = cmd_status_opts,
 	.exec = cmd_status_exec,
 };

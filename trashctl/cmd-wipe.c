@@ -45,14 +45,16 @@ cmd_wipe_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return m->num[A_FAILED] > 0 ? EXIT_SOME : 0;
 }
 
+/* The options: getopt_long() reads them, "-h" lists them. */
+static const struct option cmd_wipe_opts[] = {
+	{ "user", required_argument, NULL, 'u' },
+	CMD_COMMON_OPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
 static int
 cmd_wipe_exec(struct ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "user", required_argument, NULL, 'u' },
-		CMD_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct cmd_entry *e = &cmd_wipe_entry;
 	struct wipe_state s = { 0 };
 	struct proto_buf b;
@@ -61,7 +63,8 @@ cmd_wipe_exec(struct ctx *ctx, int argc, char **argv)
 	int ch;
 
 	proto_init(&b, MSG_WIPE);
-	while ((ch = getopt_long(argc, argv, "hju:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "hju:", cmd_wipe_opts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'u':
 			if (parse_user(optarg, &v) < 0)
@@ -100,5 +103,6 @@ const struct cmd_entry cmd_wipe_entry = {
 	.name = "wipe",
 	.usage = "[-u user] [-j] id | path",
 	.help = "securely wipe entries now (overwrite, then unlink)",
+	.opts = cmd_wipe_opts,
 	.exec = cmd_wipe_exec,
 };

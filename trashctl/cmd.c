@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* The command table: one entry per cmd-*.c file. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +45,22 @@ cmd_usage(FILE *f)
 	    "command.\n");
 }
 
+/*
+ * The usage, the line of help, and every long option from the table that
+ * getopt_long() reads: the bash completion takes them from here, so they
+ * cannot go stale.
+ */
 int
 cmd_help(const struct cmd_entry *e)
 {
-	printf("usage: trashctl %s %s\n%s\n", e->name, e->usage, e->help);
+	const struct option *o;
+
+	printf("usage: trashctl %s %s\n%s\noptions:", e->name, e->usage,
+	    e->help);
+	for (o = e->opts; o != NULL && o->name != NULL; o++)
+		printf(" --%s%s", o->name, o->has_arg == required_argument ?
+		    "=" : "");
+	printf("\n");
 	return EXIT_OK;
 }
 

@@ -31,10 +31,14 @@ struct ctx {
 };
 
 /* ---- cmd.c: the command table ---- */
+struct option;
+
 struct cmd_entry {
 	const char	*name;
 	const char	*usage;
 	const char	*help;
+	/* Its getopt_long() table: "-h" lists the long names from it. */
+	const struct option *opts;
 	int		(*exec)(struct ctx *, int argc, char **argv);
 };
 
@@ -67,6 +71,7 @@ int	 ctl_exit_code(int err);
 void	 fmt_size(char *, size_t, int64_t bytes);
 void	 fmt_age(char *, size_t, int64_t then_ns);
 void	 fmt_duration(char *, size_t, int64_t seconds);
+void	 fmt_limit(char *, size_t, int64_t, const char *text, bool size);
 void	 fmt_time(char *, size_t, int64_t ns);
 void	 json_str(FILE *, const char *);
 void	 json_field(FILE *, const char *key, const char *);

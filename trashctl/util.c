@@ -71,6 +71,24 @@ fmt_duration(char *buf, size_t len, int64_t s)
 		snprintf(buf, len, "%" PRId64 "w", s / (7 * 86400));
 }
 
+/*
+ * A quota (@size) or a retention @v >= 0 as it was set: 0 is unlimited or
+ * forever; else the text it was typed as (@text, from trashd, which keeps
+ * it: 7d stays 7d), else the largest unit that is exact.
+ */
+void
+fmt_limit(char *buf, size_t len, int64_t v, const char *text, bool size)
+{
+	if (v == 0)
+		snprintf(buf, len, "%s", size ? "unlimited" : "forever");
+	else if (text != NULL)
+		snprintf(buf, len, "%s", text);
+	else if (size)
+		parse_fmt_size(buf, len, (uint64_t)v);
+	else
+		parse_fmt_duration(buf, len, v);
+}
+
 void
 fmt_age(char *buf, size_t len, int64_t then_ns)
 {

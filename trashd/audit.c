@@ -260,29 +260,65 @@ audit_expire(struct trashd *d, int64_t now)
 	return 0;
 }
 
-/* The newest @f->limit rows that match @f, returned oldest first. */
+/*
+ * The newest @f->limit rows that match @f, returned oldest first.  One
+ * statement over the audit table alone (no join: a row is returned once),
+ * every criterion a bound parameter that is NULL or -1 for "any".
+ *
+ * The path is matched as bytes (blobs, never text that SQLite would
+ * count in characters) at a component boundary: /home/a is at or under
+ * itself and /home/a/x, not /home/ab.  An entry's record holds its path
+ * relative to its filesystem's mount point, so its absolute path is the
+ * two joined; a request's record holds the absolute path the client
+ * named, and no filesystem.
+ */
 int
 audit_search(struct trashd *d, const struct audit_filter *f,
     struct audit_row **out, size_t *n)
 {
 	static const char sql[] =
-	    "SELECT " AUDIT_COLS " FROM audit "
-	    "WHERE (?1 < 0 OR uid = ?1) AND (?2 IS NULL OR action = ?2) AND "
-	    "time_ns >= ?3 AND (?4 = 0 OR time_ns < ?4) "
-	    "ORDER BY id DESC LIMIT ?5";
+	    "SELECT " AUDIT_COLS " FROM ("
+	    "SELECT *, CASE WHEN fs IS NULL THEN path "
+	    "WHEN path IS NULL THEN NULL "
+	    "WHEN fs = X'2F' THEN CAST('/' || path AS BLOB) "
+	    "ELSE CAST(fs || '/' || path AS BLOB) END AS abspath FROM audit) "
+	    "WHERE (?1 < 0 OR uid = ?1) AND "
+	    "(?2 < 0 OR trash_uid = ?2 OR owner_uid = ?2) AND "
+	    "(?3 IS NULL OR action = ?3) AND "
+	    "(?4 IS NULL OR result = ?4 OR "
+	    "substr(result, 1, length(?4) + 1) = ?4 || ':') AND "
+	    "(?5 IS NULL OR abspath = ?5 OR "
+	    "substr(abspath, 1, length(?6)) = ?6) AND "
+	    "time_ns >= ?7 AND (?8 = 0 OR time_ns < ?8) "
+	    "ORDER BY id DESC LIMIT ?9";
 	struct audit_row *v, tmp;
 	sqlite3_stmt *st;
-	size_t i;
+	char *under = NULL;
+	size_t i, len;
 	int r;
 
 	if ((st = db_stmt(d->db, sql)) == NULL)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, f->uid);
-	db_bind_text(st, 2, f->action);
-	sqlite3_bind_int64(st, 3, f->since_ns);
-	sqlite3_bind_int64(st, 4, f->before_ns);
-	sqlite3_bind_int64(st, 5, f->limit ? (int64_t)f->limit : -1);
-	if ((r = audit_rows(d, st, &v, n)) < 0)
+	sqlite3_bind_int64(st, 2, f->owner);
+	db_bind_text(st, 3, f->action);
+	db_bind_text(st, 4, f->result);
+	audit_bind_bytes(st, 5, f->prefix);
+	/* What is under it starts with it and a slash; "/" is its own. */
+	if (f->prefix != NULL) {
+		len = strlen(f->prefix);
+		if (len > 0 && f->prefix[len - 1] == '/')
+			under = xstrdup(f->prefix);
+		else
+			xasprintf(&under, "%s/", f->prefix);
+	}
+	audit_bind_bytes(st, 6, under);
+	sqlite3_bind_int64(st, 7, f->since_ns);
+	sqlite3_bind_int64(st, 8, f->before_ns);
+	sqlite3_bind_int64(st, 9, f->limit ? (int64_t)f->limit : -1);
+	r = audit_rows(d, st, &v, n);
+	free(under);
+	if (r < 0)
 		return r;
 	for (i = 0; i < *n / 2; i++) {
 		tmp = v[i];

@@ -35,6 +35,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "proto.h"
 #include "control.h"
 
@@ -81,6 +82,7 @@ struct control_conn {
 	 */
 	char			 target[512];
 	const char		*path;
+	int64_t			 trash_uid;	/* whose trash, -1: none */
 	char			 result[256];
 };
 
@@ -291,13 +293,14 @@ control_audit(struct control_conn *c, const char *verb)
 {
 	char action[32];
 	struct audit_rec a = { .uid = c->peer.uid, .pid = c->peer.pid,
-	    .action = action, .result = c->result, .trash_uid = -1,
+	    .action = action, .result = c->result, .trash_uid = c->trash_uid,
 	    .owner_uid = -1, .path = c->path,
 	    .detail = c->target[0] ? c->target : "-" };
 
 	snprintf(action, sizeof(action), "ctl-%s", verb);
 	audit_record(c->d, &a);
 	c->path = NULL;
+	c->trash_uid = -1;
 }
 
 /*
@@ -309,6 +312,7 @@ control_target_uid(struct control_conn *c, const struct proto_msg *m,
     uint32_t *uid)
 {
 	*uid = c->peer.uid;
+	c->trash_uid = *uid;
 	if (!PROTO_HAS(m, A_UID))
 		return 0;
 	snprintf(c->target, sizeof(c->target), "uid=%" PRId64,
@@ -318,6 +322,11 @@ control_target_uid(struct control_conn *c, const struct proto_msg *m,
 		    m->num[A_UID]);
 		return -EINVAL;
 	}
+	/*
+	 * The request's record names whose trash, refused or not: audit
+	 * --owner finds who tried.
+	 */
+	c->trash_uid = m->num[A_UID];
 	if ((uid_t)m->num[A_UID] != c->peer.uid && !c->peer.admin) {
 		control_reply_error(c, EPERM, "only an admin may act on "
 		    "another user's trash");
@@ -513,6 +522,7 @@ control_list(struct control_conn *c, const struct proto_msg *m)
 		if (control_need_admin(c) < 0)
 			goto fail;
 		l->f.uid = -1;
+		c->trash_uid = -1;
 		snprintf(c->target, sizeof(c->target), "uid=all");
 	}
 	if (PROTO_HAS(m, A_PREFIX) &&
@@ -571,6 +581,8 @@ control_usage_msg(struct control_conn *c, struct proto_buf *b,
 	if (policy_effective(c->d, u->uid, &p) == 0) {
 		proto_num(b, A_QUOTA, p.quota);
 		proto_num(b, A_RETENTION, p.retention);
+		proto_str(b, A_QUOTA_TEXT, p.quota_text);
+		proto_str(b, A_RETENTION_TEXT, p.retention_text);
 	}
 	control_send(c, b);
 }
@@ -594,6 +606,7 @@ control_quota(struct control_conn *c, const struct proto_msg *m)
 	b = xmalloc(sizeof(*b));
 	for (i = 0; i < d->nfs; i++) {
 		if (PROTO_HAS(m, A_ALL) && m->num[A_ALL]) {
+			c->trash_uid = -1;
 			snprintf(c->target, sizeof(c->target), "uid=all");
 			if ((r = index_usage_all(d->db, d->fs[i].id, &all,
 			    &n)) < 0)
@@ -633,6 +646,8 @@ control_policy_msg(struct control_conn *c, int kind, int64_t xid,
 	if (p != NULL) {
 		proto_num(b, A_QUOTA, p->quota);
 		proto_num(b, A_RETENTION, p->retention);
+		proto_str(b, A_QUOTA_TEXT, p->quota_text);
+		proto_str(b, A_RETENTION_TEXT, p->retention_text);
 	}
 	if (with_wm) {
 		if (fs != NULL)
@@ -651,7 +666,7 @@ static int
 control_policy_defaults(struct control_conn *c)
 {
 	struct trashd *d = c->d;
-	struct policy p = { -1, -1 };
+	struct policy p = { -1, -1, "", "" };
 	size_t i;
 	int wm, r;
 
@@ -669,8 +684,10 @@ control_policy_defaults(struct control_conn *c)
 		control_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL, true,
 		    &d->fs[i], r == 0 ? wm : -1);
 	}
+	/* trashd.conf's values have no text here: shown in their unit. */
 	p.quota = (int64_t)d->conf->quota;
 	p.retention = d->conf->retention;
+	p.quota_text[0] = p.retention_text[0] = '\0';
 	control_policy_msg(c, PROTO_KIND_CONFIG, -1, &p, false, NULL, 0);
 	for (i = 0; i < d->nfs; i++)
 		control_policy_msg(c, PROTO_KIND_CONFIG, -1, NULL, true,
@@ -712,7 +729,7 @@ control_policy_get(struct control_conn *c, const struct proto_msg *m)
 {
 	struct trashd *d = c->d;
 	struct proto_buf *b;
-	struct policy p = { -1, -1 };
+	struct policy p = { -1, -1, "", "" };
 	enum policy_kind kind = POLICY_USER;
 	uint32_t xid = 0;
 	int r;
@@ -734,40 +751,91 @@ control_policy_get(struct control_conn *c, const struct proto_msg *m)
 	free(b);
 }
 
-/* policy set default watermark N [fs PATH]; the reply sent on error. */
+/*
+ * policy set default watermark N [fs PATH]: the filesystem in *@fsp; the
+ * reply sent on error.
+ */
 static int
 control_policy_set_watermark(struct control_conn *c,
-    const struct proto_msg *m)
+    const struct proto_msg *m, struct tfs **fsp)
 {
-	struct tfs *fs = NULL;
 	const char *rel;
 	int wm = (int)m->num[A_WATERMARK], r;
 
-	if (PROTO_HAS(m, A_FS) && (control_path_fs(c->d, m->str[A_FS], &fs,
+	*fsp = NULL;
+	if (PROTO_HAS(m, A_FS) && (control_path_fs(c->d, m->str[A_FS], fsp,
 	    &rel) < 0 || rel[0] != '\0')) {
 		control_reply_error(c, ENOENT, "%s: not a filesystem trashd "
 		    "manages", m->str[A_FS]);
 		return -ENOENT;
 	}
 	snprintf(c->target + strlen(c->target), sizeof(c->target) -
-	    strlen(c->target), " watermark %s", fs != NULL ? fs->path : "all");
-	if ((r = policy_set_watermark(c->d, fs, wm, c->peer.uid,
-	    c->peer.pid)) < 0) {
+	    strlen(c->target), " watermark %s", *fsp != NULL ?
+	    (*fsp)->path : "all");
+	if ((r = policy_set_watermark(c->d, *fsp, wm)) < 0) {
 		control_reply_error(c, -r, "%s", strerror(-r));
 		return r;
 	}
 	snprintf(c->result, sizeof(c->result), "ok: watermark=%d", wm);
-	control_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL, true, fs, wm);
 	return 0;
 }
 
+/*
+ * A value's text as the admin typed it (A_QUOTA_TEXT, A_RETENTION_TEXT):
+ * kept only if the shared parser reads it as the very number given, so
+ * that what is shown can never differ from what is enforced.  0, or
+ * -EINVAL with the reply sent.
+ */
+static int
+control_policy_text(struct control_conn *c, const struct proto_msg *m,
+    int num, int text, char *out)
+{
+	const char *s = m->str[text], *why = "";
+	uint64_t bytes;
+	int64_t secs, v;
+	int r;
+
+	out[0] = '\0';
+	if (s == NULL)
+		return 0;
+	if (!PROTO_HAS(m, num) || m->num[num] < 0) {
+		control_reply_error(c, EINVAL, "%s: a text without its value",
+		    proto_attr_name(text));
+		return -EINVAL;
+	}
+	if (num == A_QUOTA) {
+		r = parse_size_limit(s, &bytes, &why);
+		v = (int64_t)bytes;
+	} else {
+		r = parse_duration_limit(s, &secs, &why);
+		v = secs;
+	}
+	/* PROTO_TEXT_MAX, which clients keep to, fits POLICY_TEXT_MAX. */
+	if (r < 0 || v != m->num[num] || strlen(s) >= POLICY_TEXT_MAX) {
+		control_reply_error(c, EINVAL, "%s does not say the %s given",
+		    proto_attr_name(text), proto_attr_name(num));
+		return -EINVAL;
+	}
+	snprintf(out, POLICY_TEXT_MAX, "%s", s);
+	return 0;
+}
+
+/*
+ * "policy set": all of it or none of it, in one transaction, and one
+ * reply, a MSG_POLICY with what was set (the limits, the watermark or
+ * both), sent once it is committed.
+ */
 static void
 control_policy_set(struct control_conn *c, const struct proto_msg *m)
 {
 	struct trashd *d = c->d;
 	struct proto_buf *b;
-	struct policy p = { -1, -1 };
+	struct policy p = { -1, -1, "", "" };
+	struct tfs *fs = NULL;
 	enum policy_kind kind = POLICY_USER;
+	char qtext[POLICY_TEXT_MAX], rtext[POLICY_TEXT_MAX];
+	bool limits = PROTO_HAS(m, A_QUOTA) || PROTO_HAS(m, A_RETENTION);
+	bool wm = PROTO_HAS(m, A_WATERMARK);
 	uint32_t xid = 0;
 	int r;
 
@@ -775,51 +843,55 @@ control_policy_set(struct control_conn *c, const struct proto_msg *m)
 		return;
 	if (r == 1)
 		kind = POLICY_DEFAULT;
-	if ((PROTO_HAS(m, A_WATERMARK) || PROTO_HAS(m, A_FS)) &&
-	    kind != POLICY_DEFAULT) {
+	if ((wm || PROTO_HAS(m, A_FS)) && kind != POLICY_DEFAULT) {
 		control_reply_error(c, EINVAL, "watermarks are per "
 		    "filesystem: set them with the default policy");
 		return;
 	}
-	if (!PROTO_HAS(m, A_QUOTA) && !PROTO_HAS(m, A_RETENTION) &&
-	    !PROTO_HAS(m, A_WATERMARK)) {
+	if (!limits && !wm) {
 		control_reply_error(c, EINVAL, "nothing to set");
 		return;
 	}
 	if ((PROTO_HAS(m, A_QUOTA) && m->num[A_QUOTA] < -1) ||
 	    (PROTO_HAS(m, A_RETENTION) && (m->num[A_RETENTION] < -1 ||
 	    m->num[A_RETENTION] > INT64_MAX / NSEC_PER_SEC)) ||
-	    (PROTO_HAS(m, A_WATERMARK) && (m->num[A_WATERMARK] < -1 ||
+	    (wm && (m->num[A_WATERMARK] < -1 ||
 	    m->num[A_WATERMARK] > 100))) {
 		control_reply_error(c, EINVAL, "value out of range");
 		return;
 	}
-	/* All of it or none of it. */
+	if (control_policy_text(c, m, A_QUOTA, A_QUOTA_TEXT, qtext) < 0 ||
+	    control_policy_text(c, m, A_RETENTION, A_RETENTION_TEXT,
+	    rtext) < 0)
+		return;
 	if ((r = db_begin(d->db)) < 0) {
 		control_reply_error(c, -r, "index: %s", strerror(-r));
 		return;
 	}
-	if (PROTO_HAS(m, A_WATERMARK) &&
-	    control_policy_set_watermark(c, m) < 0)
+	if (wm && control_policy_set_watermark(c, m, &fs) < 0)
 		goto fail;
-	if (!PROTO_HAS(m, A_QUOTA) && !PROTO_HAS(m, A_RETENTION))
+	if (!limits)
 		goto done;
-	/* Fields not given keep their value. */
+	/* Fields not given keep their value, and their text. */
 	if ((r = policy_get(d, kind, xid, &p)) < 0 && r != -ENOENT) {
 		c->result[0] = '\0';
 		control_reply_error(c, -r, "index: %s", strerror(-r));
 		goto fail;
 	}
-	if (PROTO_HAS(m, A_QUOTA))
+	if (PROTO_HAS(m, A_QUOTA)) {
 		p.quota = m->num[A_QUOTA];
-	if (PROTO_HAS(m, A_RETENTION))
+		memcpy(p.quota_text, qtext, sizeof(qtext));
+	}
+	if (PROTO_HAS(m, A_RETENTION)) {
 		p.retention = m->num[A_RETENTION];
+		memcpy(p.retention_text, rtext, sizeof(rtext));
+	}
 	if (p.quota < 0 && p.retention < 0) {
-		r = policy_unset(d, kind, xid, c->peer.uid, c->peer.pid);
+		r = policy_unset(d, kind, xid);
 		if (r == -ENOENT)
 			r = 0;
 	} else {
-		r = policy_set(d, kind, xid, &p, c->peer.uid, c->peer.pid);
+		r = policy_set(d, kind, xid, &p);
 	}
 	if (r < 0) {
 		c->result[0] = '\0';
@@ -829,8 +901,6 @@ control_policy_set(struct control_conn *c, const struct proto_msg *m)
 	snprintf(c->result + strlen(c->result), sizeof(c->result) -
 	    strlen(c->result), "%s quota=%" PRId64 " retention=%" PRId64,
 	    c->result[0] == '\0' ? "ok:" : "", p.quota, p.retention);
-	control_policy_msg(c, (int)m->num[A_KIND], kind == POLICY_DEFAULT ?
-	    -1 : (int64_t)xid, &p, false, NULL, 0);
 done:
 	if ((r = db_commit(d->db)) < 0) {
 		c->result[0] = '\0';
@@ -838,6 +908,9 @@ done:
 		return;
 	}
 	policy_soon(d);
+	control_policy_msg(c, (int)m->num[A_KIND], kind == POLICY_DEFAULT ?
+	    -1 : (int64_t)xid, limits ? &p : NULL, wm, fs,
+	    wm ? m->num[A_WATERMARK] : 0);
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_OK);
 	control_reply_ok(c, b);
@@ -850,16 +923,36 @@ fail:
 static void
 control_audit_query(struct control_conn *c, const struct proto_msg *m)
 {
-	struct audit_filter f = { .uid = -1, .limit = CONTROL_AUDIT_DEFAULT };
+	struct audit_filter f = { .uid = -1, .owner = -1,
+	    .limit = CONTROL_AUDIT_DEFAULT };
 	struct audit_row *rows = NULL;
 	struct proto_buf *b;
 	size_t n = 0, i;
 	int r;
 
+	/* The filters are the index's, in SQL: see audit_search(). */
 	if (PROTO_HAS(m, A_UID))
 		f.uid = m->num[A_UID];
+	if (PROTO_HAS(m, A_OWNER))
+		f.owner = m->num[A_OWNER];
 	if (PROTO_HAS(m, A_ACTION))
 		f.action = m->str[A_ACTION];
+	if (PROTO_HAS(m, A_RESULT))
+		f.result = m->str[A_RESULT];
+	if (PROTO_HAS(m, A_PREFIX)) {
+		if (m->str[A_PREFIX][0] != '/') {
+			control_reply_error(c, EINVAL, "a path prefix is "
+			    "absolute");
+			return;
+		}
+		f.prefix = m->str[A_PREFIX];
+		c->path = f.prefix;
+	}
+	if ((f.uid < -1 || f.uid > TRASHBIN_UID_MAX) ||
+	    (f.owner < -1 || f.owner > TRASHBIN_UID_MAX)) {
+		control_reply_error(c, EINVAL, "uid out of range");
+		return;
+	}
 	if (PROTO_HAS(m, A_SINCE))
 		f.since_ns = m->num[A_SINCE];
 	if (PROTO_HAS(m, A_BEFORE))
@@ -867,8 +960,9 @@ control_audit_query(struct control_conn *c, const struct proto_msg *m)
 	if (PROTO_HAS(m, A_LIMIT) && m->num[A_LIMIT] > 0)
 		f.limit = m->num[A_LIMIT] > CONTROL_AUDIT_MAX ?
 		    CONTROL_AUDIT_MAX : (size_t)m->num[A_LIMIT];
-	snprintf(c->target, sizeof(c->target), "uid=%" PRId64 " action=%s",
-	    f.uid, f.action != NULL ? "(given)" : "any");
+	snprintf(c->target, sizeof(c->target), "uid=%" PRId64 " owner=%"
+	    PRId64 " action=%s result=%s", f.uid, f.owner, f.action != NULL ?
+	    "(given)" : "any", f.result != NULL ? "(given)" : "any");
 	if ((r = audit_search(c->d, &f, &rows, &n)) < 0) {
 		control_reply_error(c, -r, "index: %s", strerror(-r));
 		return;
@@ -1285,14 +1379,17 @@ control_wipe(struct control_conn *c, const struct proto_msg *m)
 }
 
 /*
- * "empty": every live entry of a uid purged, CONTROL_EMPTY_STEP a loop
- * turn, oldest first.  A client that goes away stops it; what was purged
- * stays purged.
+ * "empty": every live entry of a uid (admins: of every uid), or those
+ * deleted before a time, purged, CONTROL_EMPTY_STEP a loop turn, oldest
+ * first.  A client that goes away stops it; what was purged stays purged.
+ * A dry run walks the same selection, the same way, and sends each entry
+ * instead of purging it: what it shows is what the empty would take.
  */
 struct control_empty {
 	struct event		*ev;
 	size_t			 fsi;	/* d->fs[fsi] */
 	struct index_filter	 f;	/* its cursor */
+	bool			 dry;
 	int64_t			 done, failed, bytes;
 };
 
@@ -1304,6 +1401,22 @@ control_empty_free(struct control_conn *c)
 	event_free(c->empty->ev);
 	free(c->empty);
 	c->empty = NULL;
+}
+
+/* A dry run's step: the entries that would go, as a list shows them. */
+static void
+control_empty_dry(struct control_conn *c, const struct entry_list *l)
+{
+	struct control_empty *z = c->empty;
+	struct proto_buf *b = xmalloc(sizeof(*b));
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		control_entry_msg(c, b, &l->v[i]);
+		z->done++;
+		z->bytes += l->v[i].size;
+	}
+	free(b);
 }
 
 /* One step; true when the trash is empty (or cannot be emptied more). */
@@ -1329,6 +1442,10 @@ control_empty_step(struct control_conn *c)
 			z->f.after = false;
 			continue;
 		}
+		if (z->dry) {
+			control_empty_dry(c, &l);
+			goto next;
+		}
 		(void)db_begin(d->db);
 		for (i = 0; i < l.n; i++) {
 			r = policy_purge(d, &d->fs[z->fsi], &l.v[i], "empty",
@@ -1343,6 +1460,7 @@ control_empty_step(struct control_conn *c)
 			}
 		}
 		(void)db_commit(d->db);
+next:
 		z->f.after = true;
 		z->f.after_ns = l.v[l.n - 1].deleted_ns;
 		z->f.after_id = l.v[l.n - 1].id;
@@ -1355,23 +1473,36 @@ control_empty_step(struct control_conn *c)
 static void
 control_empty_turn(evutil_socket_t fd, short ev, void *arg)
 {
-	static const struct timeval now = { 0, 0 };
+	static const struct timeval now = { 0, 0 }, later = { 0, 10000 };
 	struct control_conn *c = arg;
 	struct control_empty *z = c->empty;
 	struct proto_buf *b;
 
 	(void)fd;
 	(void)ev;
+	/* A dry run's entries wait for a slow client, as a list's do. */
+	if (z->dry && evbuffer_get_length(bufferevent_get_output(c->bev)) >
+	    CONTROL_LIST_HIGH) {
+		evtimer_add(z->ev, &later);
+		return;
+	}
 	if (!control_empty_step(c)) {
 		evtimer_add(z->ev, &now);
 		return;
 	}
-	wipe_kick(c->d);
-	snprintf(c->result, sizeof(c->result), "ok: %" PRId64 " emptied, %"
-	    PRId64 " failed", z->done, z->failed);
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_OK);
-	proto_num(b, A_DONE, z->done);
+	if (z->dry) {
+		snprintf(c->result, sizeof(c->result), "ok: dry run, %"
+		    PRId64 " would go", z->done);
+		proto_num(b, A_COUNT, z->done);
+		proto_num(b, A_DONE, 0);
+	} else {
+		wipe_kick(c->d);
+		snprintf(c->result, sizeof(c->result), "ok: %" PRId64
+		    " emptied, %" PRId64 " failed", z->done, z->failed);
+		proto_num(b, A_DONE, z->done);
+	}
 	proto_num(b, A_FAILED, z->failed);
 	proto_num(b, A_BYTES, z->bytes);
 	control_reply_ok(c, b);
@@ -1390,10 +1521,29 @@ control_empty(struct control_conn *c, const struct proto_msg *m)
 
 	if (control_target_uid(c, m, &uid) < 0)
 		return;
-	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
 	z = xcalloc(1, sizeof(*z));
 	z->f.uid = uid;
 	z->f.states = ENTRY_LIVE;
+	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
+	if (PROTO_HAS(m, A_ALL) && m->num[A_ALL]) {
+		if (control_need_admin(c) < 0) {
+			free(z);
+			return;
+		}
+		z->f.uid = -1;
+		c->trash_uid = -1;
+		snprintf(c->target, sizeof(c->target), "uid=all");
+	}
+	/* As list -o: deleted before that time. */
+	if (PROTO_HAS(m, A_BEFORE)) {
+		z->f.before_ns = m->num[A_BEFORE] > 0 ? m->num[A_BEFORE] : 1;
+		snprintf(c->target + strlen(c->target), sizeof(c->target) -
+		    strlen(c->target), " before=%" PRId64, m->num[A_BEFORE]);
+	}
+	z->dry = PROTO_HAS(m, A_DRY_RUN) && m->num[A_DRY_RUN];
+	if (z->dry)
+		snprintf(c->target + strlen(c->target), sizeof(c->target) -
+		    strlen(c->target), " dry-run");
 	if ((z->ev = evtimer_new(c->d->base, control_empty_turn, c)) == NULL)
 		fatalx("control: cannot add the empty timer");
 	c->empty = z;
@@ -1454,6 +1604,7 @@ control_dispatch(struct control_conn *c, const struct proto_hdr *h,
 
 	c->target[0] = c->result[0] = '\0';
 	c->path = NULL;
+	c->trash_uid = -1;
 	if ((v = control_verb_find(h->type)) == NULL) {
 		snprintf(c->target, sizeof(c->target), "type=%u",
 		    (unsigned)h->type);
@@ -1636,6 +1787,7 @@ control_conn_new(struct trashd *d, int fd, const struct peer *p)
 
 	c->d = d;
 	c->peer = *p;
+	c->trash_uid = -1;
 	c->bev = bufferevent_socket_new(d->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	c->deadline = evtimer_new(d->base, control_deadline, c);
 	if (c->bev == NULL || c->deadline == NULL)

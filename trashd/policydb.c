@@ -60,43 +60,56 @@ policy_bind_opt(sqlite3_stmt *st, int i, int64_t v)
 		sqlite3_bind_int64(st, i, v);
 }
 
+/* A value's text, kept only with the value it goes with. */
+static void
+policy_bind_text(sqlite3_stmt *st, int i, int64_t v, const char *text)
+{
+	db_bind_text(st, i, v >= 0 && text[0] != '\0' ? text : NULL);
+}
+
+static void
+policy_col_text(sqlite3_stmt *st, int i, char *buf)
+{
+	const char *s = db_col_text(st, i);
+
+	snprintf(buf, POLICY_TEXT_MAX, "%s", s != NULL ? s : "");
+}
+
 int
 policy_set(struct trashd *d, enum policy_kind kind, uint32_t id,
-    const struct policy *p, int64_t actor_uid, int64_t actor_pid)
+    const struct policy *p)
 {
 	static const char sql[] =
-	    "INSERT INTO policies (kind, xid, quota, retention) "
-	    "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (kind, xid) DO UPDATE SET "
-	    "quota = excluded.quota, retention = excluded.retention";
-	char target[64], result[128];
+	    "INSERT INTO policies (kind, xid, quota, retention, quota_text, "
+	    "retention_text) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+	    "ON CONFLICT (kind, xid) DO UPDATE SET "
+	    "quota = excluded.quota, retention = excluded.retention, "
+	    "quota_text = excluded.quota_text, "
+	    "retention_text = excluded.retention_text";
 	sqlite3_stmt *st;
-	int r;
 
 	if (id > TRASHBIN_UID_MAX || p->quota < -1 || p->retention < -1 ||
 	    p->retention > INT64_MAX / NSEC_PER_SEC)
 		return -EINVAL;
 	if (kind == POLICY_DEFAULT)
 		id = 0;
-	snprintf(target, sizeof(target), "%s %u", policy_kind_name(kind), id);
 	if ((st = db_stmt(d->db, sql)) == NULL)
 		return -EIO;
 	db_bind_text(st, 1, policy_kind_name(kind));
 	sqlite3_bind_int64(st, 2, id);
 	policy_bind_opt(st, 3, p->quota);
 	policy_bind_opt(st, 4, p->retention);
-	r = db_done(d->db, st);
-	snprintf(result, sizeof(result), "%s: quota=%" PRId64 " retention=%"
-	    PRId64, r < 0 ? "failed" : "ok", p->quota, p->retention);
-	audit_log(d, actor_uid, actor_pid, "policy-set", target, result);
-	return r;
+	policy_bind_text(st, 5, p->quota, p->quota_text);
+	policy_bind_text(st, 6, p->retention, p->retention_text);
+	return db_done(d->db, st);
 }
 
 int
 policy_get(struct trashd *d, enum policy_kind kind, uint32_t id,
     struct policy *p)
 {
-	static const char sql[] = "SELECT quota, retention FROM policies "
-	    "WHERE kind = ?1 AND xid = ?2";
+	static const char sql[] = "SELECT quota, retention, quota_text, "
+	    "retention_text FROM policies WHERE kind = ?1 AND xid = ?2";
 	sqlite3_stmt *st;
 	int r;
 
@@ -110,31 +123,28 @@ policy_get(struct trashd *d, enum policy_kind kind, uint32_t id,
 	    sqlite3_column_int64(st, 0);
 	p->retention = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 :
 	    sqlite3_column_int64(st, 1);
+	policy_col_text(st, 2, p->quota_text);
+	policy_col_text(st, 3, p->retention_text);
 	sqlite3_reset(st);
 	return 0;
 }
 
 int
-policy_unset(struct trashd *d, enum policy_kind kind, uint32_t id,
-    int64_t actor_uid, int64_t actor_pid)
+policy_unset(struct trashd *d, enum policy_kind kind, uint32_t id)
 {
 	static const char sql[] =
 	    "DELETE FROM policies WHERE kind = ?1 AND xid = ?2";
-	char target[64];
 	sqlite3_stmt *st;
 	int r;
 
 	if (kind == POLICY_DEFAULT)
 		id = 0;
-	snprintf(target, sizeof(target), "%s %u", policy_kind_name(kind), id);
 	if ((st = db_stmt(d->db, sql)) == NULL)
 		return -EIO;
 	db_bind_text(st, 1, policy_kind_name(kind));
 	sqlite3_bind_int64(st, 2, id);
 	if ((r = db_done(d->db, st)) == 0 && db_changes(d->db) == 0)
 		r = -ENOENT;
-	audit_log(d, actor_uid, actor_pid, "policy-unset", target,
-	    r == 0 ? "ok" : strerror(-r));
 	return r;
 }
 
@@ -195,10 +205,43 @@ policy_generous(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
+/* @v (with its @text) into *@acc, if it is the more generous. */
+static void
+policy_merge(int64_t *acc, char *acc_text, int64_t v, const char *text)
+{
+	if (v < 0 || policy_generous(*acc, v) == *acc)
+		return;
+	*acc = v;
+	snprintf(acc_text, POLICY_TEXT_MAX, "%s", text);
+}
+
+/* The first of @v that is set, with its text; trashd.conf's has none. */
+static void
+policy_first(int64_t *out, char *out_text, const struct policy *v[],
+    size_t n, size_t field, int64_t conf)
+{
+	const int64_t *num;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		num = field == 0 ? &v[i]->quota : &v[i]->retention;
+		if (*num >= 0) {
+			*out = *num;
+			snprintf(out_text, POLICY_TEXT_MAX, "%s", field == 0 ?
+			    v[i]->quota_text : v[i]->retention_text);
+			return;
+		}
+	}
+	*out = conf;
+	out_text[0] = '\0';
+}
+
 int
 policy_effective(struct trashd *d, uint32_t uid, struct policy *out)
 {
-	struct policy u = { -1, -1 }, g = { -1, -1 }, def = { -1, -1 }, p;
+	struct policy u = { -1, -1, "", "" }, g = { -1, -1, "", "" };
+	struct policy def = { -1, -1, "", "" }, p;
+	const struct policy *order[] = { &u, &g, &def };
 	const gid_t *groups;
 	int ngroups, i, r;
 
@@ -212,19 +255,19 @@ policy_effective(struct trashd *d, uint32_t uid, struct policy *out)
 				continue;
 			if (r < 0)
 				return r;
-			g.quota = policy_generous(g.quota, p.quota);
-			g.retention = policy_generous(g.retention,
-			    p.retention);
+			policy_merge(&g.quota, g.quota_text, p.quota,
+			    p.quota_text);
+			policy_merge(&g.retention, g.retention_text,
+			    p.retention, p.retention_text);
 		}
 	}
 	if ((u.quota < 0 || u.retention < 0) && (r = policy_get(d,
 	    POLICY_DEFAULT, 0, &def)) < 0 && r != -ENOENT)
 		return r;
-	out->quota = u.quota >= 0 ? u.quota : g.quota >= 0 ? g.quota :
-	    def.quota >= 0 ? def.quota : (int64_t)d->conf->quota;
-	out->retention = u.retention >= 0 ? u.retention : g.retention >= 0 ?
-	    g.retention : def.retention >= 0 ? def.retention :
-	    d->conf->retention;
+	policy_first(&out->quota, out->quota_text, order, 3, 0,
+	    (int64_t)d->conf->quota);
+	policy_first(&out->retention, out->retention_text, order, 3, 1,
+	    d->conf->retention);
 	return 0;
 }
 
@@ -252,41 +295,25 @@ policy_get_watermark(struct trashd *d, int64_t fs_id, int *wm)
 
 /*
  * Set (@wm 0 to 100: percent free, 0 off) or unset (@wm -1) the watermark
- * of filesystem @fs (NULL: the one for every filesystem); audited.
+ * of filesystem @fs (NULL: the one for every filesystem).
  */
 int
-policy_set_watermark(struct trashd *d, const struct tfs *fs, int wm,
-    int64_t actor_uid, int64_t actor_pid)
+policy_set_watermark(struct trashd *d, const struct tfs *fs, int wm)
 {
 	static const char set[] =
 	    "INSERT INTO watermarks (fs_id, watermark) VALUES (?1, ?2) "
 	    "ON CONFLICT (fs_id) DO UPDATE SET watermark = excluded.watermark";
 	static const char unset[] = "DELETE FROM watermarks WHERE fs_id = ?1";
-	char *target, result[64];
 	sqlite3_stmt *st;
-	int r;
 
 	if (wm < -1 || wm > 100)
 		return -EINVAL;
-	xasprintf(&target, "watermark %s", fs != NULL ? fs->path : "all");
-	if ((st = db_stmt(d->db, wm < 0 ? unset : set)) == NULL) {
-		free(target);
+	if ((st = db_stmt(d->db, wm < 0 ? unset : set)) == NULL)
 		return -EIO;
-	}
 	sqlite3_bind_int64(st, 1, fs != NULL ? fs->id : 0);
 	if (wm >= 0)
 		sqlite3_bind_int(st, 2, wm);
-	r = db_done(d->db, st);
-	if (wm < 0)
-		snprintf(result, sizeof(result), "%s: unset",
-		    r < 0 ? "failed" : "ok");
-	else
-		snprintf(result, sizeof(result), "%s: watermark=%d%%",
-		    r < 0 ? "failed" : "ok", wm);
-	audit_log(d, actor_uid, actor_pid, wm < 0 ? "policy-unset" :
-	    "policy-set", target, result);
-	free(target);
-	return r;
+	return db_done(d->db, st);
 }
 
 /* The watermark in force on @fs, percent free (0: off). */

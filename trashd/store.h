@@ -189,9 +189,13 @@ int	 audit_query(struct trashd *, int64_t since_ns, int64_t uid,
 void	 audit_rows_free(struct audit_row *, size_t);
 int	 audit_expire(struct trashd *, int64_t now);
 
+/* Every criterion given must hold; NULL and -1 are "any". */
 struct audit_filter {
-	int64_t		 uid;		/* -1: any */
-	const char	*action;	/* NULL: any */
+	int64_t		 uid;		/* the actor */
+	int64_t		 owner;		/* whose trash or whose file */
+	const char	*action;	/* exactly */
+	const char	*result;	/* its first word: "ok", "denied"... */
+	const char	*prefix;	/* an absolute path, at or under */
 	int64_t		 since_ns;	/* 0: any */
 	int64_t		 before_ns;	/* 0: any */
 	size_t		 limit;		/* the newest this many */
@@ -206,21 +210,29 @@ enum policy_kind {
 	POLICY_DEFAULT,		/* the admins' defaults, over the config's */
 };
 
+/* A value as an admin typed it ("90d", "1536M"): 31 bytes are plenty. */
+#define POLICY_TEXT_MAX	32
+
 struct policy {
 	int64_t		 quota;		/* bytes, 0: none, -1: not set */
 	int64_t		 retention;	/* seconds, 0: forever, -1: not set */
+	/* The same as typed, shown back as such; "": not known. */
+	char		 quota_text[POLICY_TEXT_MAX];
+	char		 retention_text[POLICY_TEXT_MAX];
 };
 
+/*
+ * The store alone: the control socket's request record says who set
+ * what, once (a second record here was the same fact twice).
+ */
 int	 policy_set(struct trashd *, enum policy_kind, uint32_t id,
-	    const struct policy *, int64_t actor_uid, int64_t actor_pid);
+	    const struct policy *);
 int	 policy_get(struct trashd *, enum policy_kind, uint32_t id,
 	    struct policy *);
-int	 policy_unset(struct trashd *, enum policy_kind, uint32_t id,
-	    int64_t actor_uid, int64_t actor_pid);
+int	 policy_unset(struct trashd *, enum policy_kind, uint32_t id);
 int	 policy_effective(struct trashd *, uint32_t uid, struct policy *);
 int	 policy_get_watermark(struct trashd *, int64_t fs_id, int *);
-int	 policy_set_watermark(struct trashd *, const struct tfs *, int wm,
-	    int64_t actor_uid, int64_t actor_pid);
+int	 policy_set_watermark(struct trashd *, const struct tfs *, int wm);
 unsigned policy_fs_watermark(struct trashd *, const struct tfs *);
 
 /* ---- journal.c: audit records as structured journal fields ---- */

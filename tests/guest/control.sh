@@ -262,7 +262,7 @@ t_c_audit_denied() {
 	done
 	check_rc "carol audit -u dave" 0 ctl carol audit -u dave
 	check_out "dave's denial" "denied"
-	check_rc "root audit" 0 ctl root audit -A policy-set
+	check_rc "root audit" 0 ctl root audit -A ctl-policy-set
 	check_out "policy changes audited" "default"
 }
 

@@ -571,7 +571,7 @@ test_authz(void **state)
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "policy", "get", "user", "70006"), 0,
 	    out);
-	expect_str(out, "quota 1M, retention 1w");
+	expect_str(out, "quota 1M, retention 7d");
 	free(out);
 	check_rc(ctl(e, &A, &out, "policy", "set", "default", "quota",
 	    "1M"), 4, out);
@@ -1352,10 +1352,10 @@ test_policy_defaults(void **state)
 	    "1d"), 4, out);
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "audit", "-n", "1000"), 0, out);
-	expect_str(out, "policy-set");
-	expect_str(out, "default 0");
+	expect_str(out, "ctl-policy-set default: ok: quota=2097152");
 	expect_str(out, "watermark all");
-	expect_str(out, "policy-unset");
+	expect_str(out, "ctl-policy-set user 70001: ok: quota=-1 "
+	    "retention=-1");
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "audit", "-u", "70001", "-n", "1000"), 0,
 	    out);
@@ -3306,6 +3306,457 @@ exec_failed(const struct who *w)
 	_exit(127);
 }
 
+/* ==== issue 13, "The CLI an admin can live in" (wt-cli) ==== */
+
+/*
+ * trashctl as @w with a terminal for its standard input (a pseudo-tty of
+ * its own session) into which @answer is typed, or with /dev/null there
+ * (@answer NULL); stdout and stderr in *@out.  Its exit code.
+ */
+static int
+cli_run_tty(struct env *e, const struct who *w, const char *answer,
+    char **out, const char *const *args)
+{
+	char *argv[32], *buf = NULL;
+	size_t len = 0, cap = 0;
+	int p[2], status, master = -1, in, n = 0;
+	ssize_t r;
+	pid_t pid;
+
+	argv[n++] = (char *)"trashctl";
+	argv[n++] = (char *)"-s";
+	argv[n++] = e->sock;
+	for (; *args != NULL && n < 30; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	if (answer != NULL) {
+		master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+		assert_true(master >= 0);
+		assert_int_equal(grantpt(master), 0);
+		assert_int_equal(unlockpt(master), 0);
+	}
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		setsid();
+		in = answer != NULL ? open(ptsname(master), O_RDWR) :
+		    open("/dev/null", O_RDONLY);
+		if (in < 0 || dup2(in, 0) < 0 || chdir("/") < 0)
+			_exit(125);
+		setenv("ASAN_OPTIONS", "exitcode=99", 1);
+		drop_to(w);
+		execv(trashctl_bin, argv);
+		exec_failed(w);
+	}
+	close(p[1]);
+	if (answer != NULL)
+		assert_int_equal(write(master, answer, strlen(answer)),
+		    (ssize_t)strlen(answer));
+	for (;;) {
+		if (len + 4096 > cap) {
+			cap = (len + 4096) * 2;
+			buf = xreallocarray(buf, cap, 1);
+		}
+		if ((r = read(p[0], buf + len, cap - len - 1)) <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(p[0]);
+	buf[len] = '\0';
+	waitpid(pid, &status, 0);
+	if (master >= 0)
+		close(master);
+	*out = buf;
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* Rows of "audit --json" with the given filters (as ROOT), and the text. */
+static size_t
+cli_audit_rows(struct env *e, char **out, const char *const *filters)
+{
+	const char *args[24] = { "audit", "--json", "-n", "1000" };
+	size_t n = 4;
+
+	for (; *filters != NULL && n < 23; filters++)
+		args[n++] = *filters;
+	args[n] = NULL;
+	check_rc(cli_run_tty(e, &ROOT, NULL, out, args), 0, *out);
+	return count_str(*out, "\"id\":");
+}
+
+#define AUDIT(e, out, ...) \
+	cli_audit_rows(e, out, (const char *const []){ __VA_ARGS__, NULL })
+
+/*
+ * audit filters by owner, actor, path prefix, action, result and time,
+ * all at once, in trashd's query: the limit counts matching rows only.
+ */
+static void
+test_cli_audit_filters(void **state)
+{
+	struct env *e = *state;
+	char home_a[PATH_MAX], path[PATH_MAX], *out = NULL;
+
+	stage_str(e, UA, "x", "home/a/x", "a's x");
+	stage_str(e, UA, "y", "home/a/sub/y", "a's y");
+	stage_str(e, UA, "w", "home/ab/w", "a's w, not under home/a");
+	stage_str(e, UB, "z", "home/b/z", "b's z");
+	wait_count(e, UA, 3);
+	wait_count(e, UB, 1);
+	mkdir_as(e, "home/a", UA, 0755);
+	tl_path(&e->t, path, sizeof(path), "home/a/x");
+	check_rc(ctl(e, &A, &out, "restore", path), 0, out);
+	free(out);
+	/* A's denied request, and the admin's empty of B's trash. */
+	check_rc(ctl(e, &A, &out, "empty", "-u", "70002", "--yes"), 4, out);
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "empty", "-u", "70002", "--yes"), 0,
+	    out);
+	free(out);
+	/* The newest rows are A's, not B's. */
+	check_rc(ctl(e, &A, &out, "list"), 0, out);
+	free(out);
+
+	/*
+	 * Owner: B's entry, and the requests on B's trash (A's refused one
+	 * too); nothing of A's.  (The test's own lists, as root, are there
+	 * too: counted by action.)
+	 */
+	AUDIT(e, &out, "--owner", "70002");
+	assert_null(strstr(out, "home/a"));
+	assert_null(strstr(out, "\"trash_uid\":70001"));
+	assert_null(strstr(out, "\"owner_uid\":70001"));
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "--owner", "70002", "-A", "trashed"),
+	    1);
+	expect_str(out, "\"path\":\"home/b/z\"");
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "--owner", "70002", "-A", "purged"),
+	    1);
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "--owner", "70002", "-A",
+	    "ctl-empty"), 2);
+	free(out);
+	/* The limit applies after the filters, in the query. */
+	assert_int_equal(AUDIT(e, &out, "--owner", "70002", "-n", "1"), 1);
+	expect_str(out, "\"uid\":70003");
+	expect_str(out, "\"action\":\"ctl-empty\"");
+	free(out);
+	/* Actor, result, action: each and together. */
+	/* The admin's request, and the purge done on its behalf. */
+	assert_int_equal(AUDIT(e, &out, "--actor", "70003"), 2);
+	expect_str(out, "\"action\":\"ctl-empty\"");
+	expect_str(out, "\"action\":\"purged\"");
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "--result", "denied"), 1);
+	expect_str(out, "\"uid\":70001");
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "-u", "70001", "-r", "ok", "-A",
+	    "ctl-empty"), 0);
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "-u", "70001", "-r", "denied", "-A",
+	    "ctl-empty", "-O", "70002"), 1);
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "--result", "o"), 0);
+	free(out);
+	/*
+	 * Path: the entries recorded under home/a (relative to their fs)
+	 * and the restore request that named home/a/x (absolute); not
+	 * home/ab, which only starts with the same bytes.
+	 */
+	tl_path(&e->t, home_a, sizeof(home_a), "home/a");
+	assert_int_equal(AUDIT(e, &out, "--path", home_a), 4);
+	assert_int_equal(count_str(out, "\"action\":\"trashed\""), 2);
+	expect_str(out, "\"action\":\"ctl-restore\"");
+	expect_str(out, "\"action\":\"restore\"");
+	assert_null(strstr(out, "home/ab"));
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "--path", path, "--action",
+	    "restore", "--owner", "70001", "--actor", "70001"), 1);
+	free(out);
+	/*
+	 * Time: all of it is from the last minutes, none from 2023.  (The
+	 * queries above named home/a: their own records are under it now.)
+	 */
+	assert_int_equal(AUDIT(e, &out, "--path", home_a, "--since",
+	    "1 hour ago", "--until", "2099-01-01", "-A", "trashed"), 2);
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "--path", home_a, "-A",
+	    "ctl-audit"), 3);
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "--path", home_a, "--until",
+	    "2023-11-14"), 0);
+	free(out);
+	/* The same filters as text: one line a row. */
+	check_rc(ctl(e, &ROOT, &out, "audit", "-O", "70002", "-A",
+	    "purged"), 0, out);
+	assert_int_equal(count_str(out, "\n"), 1);
+	expect_str(out, "path=\"home/b/z\"");
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-p", "relative/../x"), 0,
+	    out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "audit", "-O", "70001"), 4, out);
+	free(out);
+}
+
+/*
+ * empty --older-than, and --dry-run, which shows the same selection and
+ * changes nothing: not the files, not the index, not the audit's
+ * entry records.
+ */
+static void
+test_cli_empty_older_dry(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+
+	stage(e, UA, "old1", "home/a/old1", 1700000001, "1", 1, 0644);
+	stage(e, UA, "old2", "home/a/old2", 1700000002, "2", 1, 0644);
+	stage(e, UA, "new", "home/a/new", (int64_t)time(NULL) - 60, "n", 1,
+	    0644);
+	stage(e, UB, "bold", "home/b/bold", 1700000003, "3", 1, 0644);
+	stage(e, UB, "bnew", "home/b/bnew", (int64_t)time(NULL) - 60, "n", 1,
+	    0644);
+	wait_count(e, UA, 3);
+	wait_count(e, UB, 2);
+
+	check_rc(ctl(e, &A, &out, "empty", "--older-than", "3d",
+	    "--dry-run"), 0, out);
+	expect_str(out, "home/a/old1");
+	expect_str(out, "home/a/old2");
+	assert_null(strstr(out, "home/a/new"));
+	expect_str(out, "would empty 2 entries");
+	free(out);
+	check_rc(ctl(e, &A, &out, "empty", "--dry-run", "--json"), 0, out);
+	expect_str(out, "\"dry_run\":true");
+	expect_str(out, "\"count\":3");
+	assert_int_equal(count_str(out, "\"id\":"), 3);
+	free(out);
+	/* An admin's dry run over everyone: no --yes needed, B's too. */
+	check_rc(ctl(e, &ADM, &out, "empty", "-a", "-o", "3d", "--dry-run"),
+	    0, out);
+	expect_str(out, "home/b/bold");
+	expect_str(out, "would empty 3 entries");
+	free(out);
+	/* Nothing changed: on disk, in the index, in the audit. */
+	assert_true(exists_rel(e, ".trash/70001/old1"));
+	assert_true(exists_rel(e, ".trash/70001/old2"));
+	assert_true(exists_rel(e, ".trash/70002/bold"));
+	assert_int_equal(raw_count(e, UA, NULL), 3);
+	assert_int_equal(raw_count(e, UB, NULL), 2);
+	check_rc(ctl(e, &A, &out, "list", "--json"), 0, out);
+	assert_int_equal(count_str(out, "\"state\":\"trashed\""), 3);
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "-A", "purged"), 0);
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "-A", "ctl-empty", "-r", "ok"), 3);
+	expect_str(out, "dry run");
+	free(out);
+
+	/* For real: only what was deleted before 3 days ago. */
+	check_rc(ctl(e, &A, &out, "empty", "--older-than", "3 days ago"), 0,
+	    out);
+	expect_str(out, "emptied 2 entries");
+	free(out);
+	wait_count(e, UA, 1);
+	assert_false(exists_rel(e, ".trash/70001/old1"));
+	assert_false(exists_rel(e, ".trash/70001/old2"));
+	assert_true(exists_rel(e, ".trash/70001/new"));
+	/* The time is the list's: a bare number is refused. */
+	check_rc(ctl(e, &A, &out, "empty", "-o", "3"), 2, out);
+	expect_str(out, "needs a unit");
+	free(out);
+	assert_true(exists_rel(e, ".trash/70001/new"));
+	/* Everyone's, older than 3 days, confirmed: B's old one only. */
+	check_rc(ctl(e, &ADM, &out, "empty", "-a", "-o", "3d", "--yes"), 0,
+	    out);
+	expect_str(out, "emptied 1 entry");
+	free(out);
+	wait_count(e, UB, 1);
+	assert_true(exists_rel(e, ".trash/70002/bnew"));
+	assert_true(exists_rel(e, ".trash/70001/new"));
+	/* -a is for admins. */
+	check_rc(ctl(e, &A, &out, "empty", "-a", "--yes"), 4, out);
+	free(out);
+	assert_int_equal(raw_count(e, UB, NULL), 1);
+}
+
+/*
+ * An admin emptying another user's trash, or everyone's: refused without
+ * --yes when nobody is at a terminal (exit 2, nothing sent), asked for at
+ * a terminal, where only "yes" goes on.  One's own trash is not asked.
+ */
+static void
+test_cli_empty_confirm(void **state)
+{
+	static const char *const other[] = { "empty", "-u", "70002", NULL };
+	static const char *const all[] = { "empty", "-a", NULL };
+	static const char *const own[] = { "empty", NULL };
+	struct env *e = *state;
+	char *out = NULL;
+
+	stage_str(e, UA, "a1", "home/a/a1", "a");
+	stage_str(e, UB, "b1", "home/b/b1", "b");
+	wait_count(e, UA, 1);
+	wait_count(e, UB, 1);
+	check_rc(cli_run_tty(e, &ADM, NULL, &out, other), 2, out);
+	expect_str(out, "--yes");
+	free(out);
+	check_rc(cli_run_tty(e, &ROOT, NULL, &out, all), 2, out);
+	expect_str(out, "--yes");
+	free(out);
+	/* Not sent at all: no request reached trashd. */
+	assert_int_equal(AUDIT(e, &out, "-A", "ctl-empty"), 0);
+	free(out);
+	/* A user who is no admin is not asked: trashd refuses, audited. */
+	check_rc(cli_run_tty(e, &A, NULL, &out, other), 4, out);
+	free(out);
+	assert_int_equal(AUDIT(e, &out, "-A", "ctl-empty", "-r", "denied"),
+	    1);
+	free(out);
+	check_rc(cli_run_tty(e, &ADM, "no\n", &out, other), 2, out);
+	expect_str(out, "Type yes");
+	expect_str(out, "not confirmed");
+	free(out);
+	check_rc(cli_run_tty(e, &ADM, "y\n", &out, all), 2, out);
+	free(out);
+	assert_int_equal(raw_count(e, UB, NULL), 1);
+	assert_int_equal(raw_count(e, UA, NULL), 1);
+	check_rc(cli_run_tty(e, &ADM, "yes\n", &out, other), 0, out);
+	expect_str(out, "emptied 1 entry");
+	free(out);
+	wait_count(e, UB, 0);
+	assert_int_equal(raw_count(e, UA, NULL), 1);
+	/* A's own: no question, even without a terminal. */
+	check_rc(cli_run_tty(e, &A, NULL, &out, own), 0, out);
+	expect_str(out, "emptied 1 entry");
+	free(out);
+	wait_count(e, UA, 0);
+}
+
+/*
+ * policy set prints its result once, and is recorded once: it was two
+ * lines for limits and a watermark set together, and two audit rows per
+ * set (the store's "policy-set" and the request's "ctl-policy-set").
+ */
+static void
+test_cli_policy_once(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "quota",
+	    "1G", "watermark", "5%"), 0, out);
+	assert_int_equal(count_str(out, "\n"), 1);
+	expect_str(out, "default: quota 1G, retention inherit; watermark on "
+	    "every filesystem: 5% free\n");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "--json", "set", "default",
+	    "watermark", "6%", "fs", e->t.fs, "retention", "2w"), 0, out);
+	assert_int_equal(count_str(out, "\"kind\":"), 1);
+	expect_str(out, "\"watermark\":6");
+	expect_str(out, "\"retention\":1209600");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70001",
+	    "quota", "3M"), 0, out);
+	assert_int_equal(count_str(out, "\n"), 1);
+	free(out);
+	/* One record per set, none twice. */
+	assert_int_equal(AUDIT(e, &out, "-u", "70003"), 3);
+	assert_int_equal(count_str(out, "watermark=5 quota=1073741824"), 1);
+	assert_int_equal(count_str(out, "quota=3145728"), 1);
+	assert_int_equal(count_str(out, "\"action\":\"ctl-policy-set\""), 3);
+	free(out);
+	/* Still all or nothing: a bad fs sets no quota either. */
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "quota",
+	    "7M", "watermark", "5%", "fs", "/nonexistent"), 5, out);
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "get", "default"), 0, out);
+	expect_str(out, "default: quota 1G, retention 2w\n");
+	free(out);
+}
+
+/*
+ * Durations and sizes shown as they were given: 7d stays 7d (not 1w),
+ * 1024M stays 1024M (not 1G), in policy get and set, in quota, in JSON,
+ * across a restart; a text that does not say the number is refused.
+ */
+static void
+test_cli_duration_as_given(void **state)
+{
+	struct env *e = *state;
+	struct proto_client c;
+	struct proto_buf b;
+	char *out = NULL;
+	int64_t err;
+
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70001",
+	    "retention", "7d", "quota", "1024M"), 0, out);
+	expect_str(out, "user 70001: quota 1024M, retention 7d\n");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "default", "retention",
+	    "90d"), 0, out);
+	expect_str(out, "retention 90d");
+	free(out);
+	/* A value not given keeps its text. */
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70002",
+	    "retention", "14 days"), 0, out);
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70002",
+	    "quota", "2G"), 0, out);
+	expect_str(out, "quota 2G, retention 14 days\n");
+	free(out);
+	stop(e);
+	start(e);
+	check_rc(ctl(e, &ADM, &out, "policy", "get", "user", "70001"), 0,
+	    out);
+	expect_str(out, "quota 1024M, retention 7d\n");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "get", "default"), 0, out);
+	expect_str(out, "default: quota inherit, retention 90d\n");
+	free(out);
+	/* The effective values, with theirs: A's own, UNOT's the default. */
+	check_rc(ctl(e, &A, &out, "quota"), 0, out);
+	expect_str(out, " 7d\n");
+	expect_str(out, " 1024M ");
+	free(out);
+	check_rc(ctl(e, &NOT, &out, "quota", "--json"), 0, out);
+	expect_str(out, "\"retention_text\":\"90d\",\"quota\":0,"
+	    "\"retention\":7776000}");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "--json", "get", "user",
+	    "70001"), 0, out);
+	expect_str(out, "\"quota_text\":\"1024M\",\"retention_text\":"
+	    "\"7d\",\"quota\":1073741824,\"retention\":604800");
+	free(out);
+	/* A text that is not the number: refused, nothing stored. */
+	assert_int_equal(raw_connect(e, &c), 0);
+	proto_init(&b, MSG_POLICY_SET);
+	proto_num(&b, A_KIND, PROTO_KIND_USER);
+	proto_num(&b, A_XID, UA);
+	proto_num(&b, A_RETENTION, 604800);
+	proto_str(&b, A_RETENTION_TEXT, "1d");
+	assert_int_equal(proto_send(&c, &b), 0);
+	err = raw_error(&c);
+	proto_close(&c);
+	assert_int_equal(err, EINVAL);
+	check_rc(ctl(e, &ADM, &out, "policy", "get", "user", "70001"), 0,
+	    out);
+	expect_str(out, "retention 7d\n");
+	free(out);
+	/* Unset, the text goes with the value. */
+	check_rc(ctl(e, &ADM, &out, "policy", "set", "user", "70001",
+	    "retention", "inherit"), 0, out);
+	expect_str(out, "quota 1024M, retention inherit\n");
+	free(out);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -3375,6 +3826,17 @@ main(int argc, char *argv[])
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_exclude_conf_bad, setup,
 		    teardown),
+		/* issue 13: the CLI an admin can live in (wt-cli) */
+		cmocka_unit_test_setup_teardown(test_cli_audit_filters, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_cli_empty_older_dry,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli_empty_confirm, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_cli_policy_once, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_cli_duration_as_given,
+		    setup, teardown),
 	};
 
 	if (argc != 3) {
