@@ -14,11 +14,13 @@
  *             (restores as the caller, in a child), policy.c (purges on a
  *             timer), wipeq.c (the wipe queue and its worker).
  *   store     store.h: db.c, index.c, audit.c, policydb.c: the only
- *             files that speak SQL.
+ *             files that speak SQL; journal.c, the audit records'
+ *             copy in the journal.
  *   fs        fs.h: trash.c (the managed filesystems and their trash
  *             directories, held by fd), wipe.c (the secure wipe of one
  *             file).
- *   base      base.h: log.c, xmalloc.c, config.c, caps.c, and struct
+ *   base      base.h: log.c, xmalloc.c, config.c, caps.c, notify.c
+ *             (sd_notify), lock.c (one trashd per index), and struct
  *             trashd, the state every layer is handed, with the hooks
  *             through which the scan reports up.
  *
