@@ -30,15 +30,6 @@ audit_bind_bytes(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_blob(st, i, s, (int)strlen(s), SQLITE_TRANSIENT);
 }
 
-static void
-audit_bind_id(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
 /* A column as a malloc'd NUL-terminated string; NULL for NULL. */
 static char *
 audit_col_bytes(sqlite3_stmt *st, int i)
@@ -104,10 +95,10 @@ audit_record(struct trashd *d, const struct audit_rec *a)
 	sqlite3_bind_int64(st, 3, a->pid);
 	db_bind_text(st, 4, a->action);
 	db_bind_text(st, 5, a->result != NULL ? a->result : "");
-	audit_bind_id(st, 6, a->entry_id > 0 ? a->entry_id : -1);
+	db_bind_opt(st, 6, a->entry_id > 0 ? a->entry_id : -1);
 	audit_bind_bytes(st, 7, a->fs);
-	audit_bind_id(st, 8, a->trash_uid);
-	audit_bind_id(st, 9, a->owner_uid);
+	db_bind_opt(st, 8, a->trash_uid);
+	db_bind_opt(st, 9, a->owner_uid);
 	audit_bind_bytes(st, 10, a->name);
 	audit_bind_bytes(st, 11, a->path);
 	db_bind_text(st, 12, a->detail);

@@ -216,6 +216,16 @@ db_bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
 }
 
+/* An optional integer: below 0 is NULL. */
+void
+db_bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
 const char *
 db_col_text(sqlite3_stmt *st, int i)
 {

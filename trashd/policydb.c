@@ -51,15 +51,6 @@ policy_kind_name(enum policy_kind k)
 	    "default";
 }
 
-static void
-policy_bind_opt(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
 /* A value's text, kept only with the value it goes with. */
 static void
 policy_bind_text(sqlite3_stmt *st, int i, int64_t v, const char *text)
@@ -97,8 +88,8 @@ policy_set(struct trashd *d, enum policy_kind kind, uint32_t id,
 		return -EIO;
 	db_bind_text(st, 1, policy_kind_name(kind));
 	sqlite3_bind_int64(st, 2, id);
-	policy_bind_opt(st, 3, p->quota);
-	policy_bind_opt(st, 4, p->retention);
+	db_bind_opt(st, 3, p->quota);
+	db_bind_opt(st, 4, p->retention);
 	policy_bind_text(st, 5, p->quota, p->quota_text);
 	policy_bind_text(st, 6, p->retention, p->retention_text);
 	return db_done(d->db, st);

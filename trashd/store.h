@@ -36,6 +36,7 @@ int	 db_exec(struct db *, const char *sql);
 int64_t	 db_changes(struct db *);
 int64_t	 db_last_id(struct db *);
 void	 db_bind_text(struct sqlite3_stmt *, int, const char *);
+void	 db_bind_opt(struct sqlite3_stmt *, int, int64_t);
 const char *db_col_text(struct sqlite3_stmt *, int);
 
 /* schema.c, generated from schema/NNNN-*.sql by embed-schema.cmake */
