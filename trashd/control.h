@@ -1,24 +1,16 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * trashd's front: the control socket (control.c).  It reads the clients'
- * requests and calls the services below; nothing below calls it.
+ * requests and calls the verbs below it (verb.h: conn.c and verb-*.c),
+ * which call the services; nothing below calls it.
  */
 #ifndef TRASHD_CONTROL_H
 #define TRASHD_CONTROL_H
 
-#include "services.h"
-
-struct control_conn;
-struct proto_buf;
+#include "verb.h"
 
 int	 control_init(struct trashd *);
 void	 control_close(struct trashd *);
-int	 control_path_fs(struct trashd *, const char *abs, struct tfs **,
-	    const char **rel);
-void	 control_send(struct control_conn *, struct proto_buf *);
-void	 control_reply_error(struct control_conn *, int err,
-	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void	 control_request_done(struct control_conn *);
 /* The fuzzer: a connection over an fd, without a listener. */
 struct control_conn *control_conn_new(struct trashd *, int fd,
 	    const struct peer *);

@@ -8,7 +8,11 @@
  *   daemon    daemon.c (daemon.h): open, reload, close; connects the
  *             services' hooks.
  *   front     control.c (control.h): the control socket; reads the
- *             clients' requests and calls the services.
+ *             clients' requests and calls the verb its table names.
+ *   verbs     verb.h: verb-*.c, one file per request (as trashctl's
+ *             cmd-*.c); select.c, the entries a restore or wipe names;
+ *             conn.c, a connection's replies, deadline, audit record
+ *             and end.  They call the services.
  *   services  services.h: scan.c (the lowest: reconciles the index with
  *             the trash), watch.c (inotify, feeds the scan), restore.c
  *             (restores as the caller, in a child), policy.c (purges on a

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * A client's connection to the control socket, below the verbs: the
+ * replies (each whole message or nothing), the deadline of the next
+ * request, the audit record of each, the checks every verb makes of
+ * whom it acts for, and the connection's end.  control.c makes the
+ * connections and reads their requests; the verbs answer through here.
+ */
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verb.h"
+
+struct timeval
+control_timeout(const struct trashd *d)
+{
+	struct timeval tv = { 30, 0 };
+
+	if (d->conf->client_timeout > 0)
+		tv.tv_sec = d->conf->client_timeout;
+	return tv;
+}
+
+/* ---- paths ---- */
+
+/*
+ * The managed filesystem that holds absolute path @abs: the longest
+ * configured mount point that is a prefix of it, at a component boundary.
+ * *@rel is the rest, relative to that filesystem's root ("" for the root).
+ */
+int
+control_path_fs(struct trashd *d, const char *abs, struct tfs **fsp,
+    const char **rel)
+{
+	struct tfs *best = NULL;
+	size_t i, len, blen = 0;
+	const char *p;
+
+	if (abs[0] != '/')
+		return -EINVAL;
+	for (i = 0; i < d->nfs; i++) {
+		p = d->fs[i].path;
+		len = strlen(p);
+		while (len > 1 && p[len - 1] == '/')
+			len--;
+		if (len == 1 && p[0] == '/')
+			len = 0;	/* "/" holds everything */
+		else if (strncmp(abs, p, len) != 0 ||
+		    (abs[len] != '/' && abs[len] != '\0'))
+			continue;
+		if (best == NULL || len > blen) {
+			best = &d->fs[i];
+			blen = len;
+		}
+	}
+	if (best == NULL)
+		return -ENOENT;
+	for (p = abs + blen; *p == '/'; p++)
+		;
+	*fsp = best;
+	*rel = p;
+	return 0;
+}
+
+/* ---- replies ---- */
+
+void
+control_send(struct control_conn *c, struct proto_buf *b)
+{
+	int len;
+
+	if (c == NULL || c->closing)
+		return;
+	if ((len = proto_finish(b)) < 0) {
+		/* Our own bug: a reply too large.  Say so, not garbage. */
+		log_warnx("control: reply %s too large",
+		    proto_type_name((uint16_t)(b->data[2] << 8 | b->data[3])));
+		proto_init(b, MSG_ERROR);
+		proto_num(b, A_ERRNO, EMSGSIZE);
+		proto_str(b, A_MESSAGE, "reply too large");
+		len = proto_finish(b);
+	}
+	if (bufferevent_write(c->bev, b->data, (size_t)len) < 0)
+		c->closing = true;
+}
+
+void
+control_reply_error(struct control_conn *c, int err, const char *fmt, ...)
+{
+	struct proto_buf *b;
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->result[0] == '\0')
+		snprintf(c->result, sizeof(c->result), "%s: %.200s",
+		    err == EPERM ? "denied" : "error", msg);
+	b = xmalloc(sizeof(*b));
+	proto_init(b, MSG_ERROR);
+	proto_num(b, A_ERRNO, err);
+	proto_str(b, A_MESSAGE, msg);
+	control_send(c, b);
+	free(b);
+}
+
+void
+control_reply_ok(struct control_conn *c, struct proto_buf *b)
+{
+	if (c->result[0] == '\0')
+		snprintf(c->result, sizeof(c->result), "ok");
+	control_send(c, b);
+}
+
+/* ---- connection life ---- */
+
+void
+control_close_soon(struct control_conn *c)
+{
+	c->closing = true;
+	bufferevent_disable(c->bev, EV_READ);
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+		control_conn_free(c);
+}
+
+/* The reply to the current request is complete: take the next one. */
+void
+control_request_done(struct control_conn *c)
+{
+	c->busy = false;
+	c->job = NULL;
+	if (c->closing || c->eof) {
+		c->closing = false;
+		control_close_soon(c);
+		return;
+	}
+	control_arm(c);
+	bufferevent_enable(c->bev, EV_READ);
+	/* Requests that arrived meanwhile are in the input buffer. */
+	bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_IGNORE_WATERMARKS);
+}
+
+void
+control_deadline(evutil_socket_t fd, short ev, void *arg)
+{
+	struct control_conn *c = arg;
+
+	(void)fd;
+	(void)ev;
+	log_info("control: uid %u pid %d: no request within %" PRId64
+	    "s, closing", (unsigned)c->peer.uid, (int)c->peer.pid,
+	    (int64_t)control_timeout(c->d).tv_sec);
+	control_conn_free(c);
+}
+
+/* The client has one timeout to send its whole next request. */
+void
+control_arm(struct control_conn *c)
+{
+	struct timeval tv = control_timeout(c->d);
+
+	evtimer_add(c->deadline, &tv);
+}
+
+/* The state of a verb running on (a list, an empty), if any, freed. */
+void
+control_verb_free(struct control_conn *c)
+{
+	if (c->vops != NULL)
+		c->vops->free(c);
+	c->vops = NULL;
+	c->vstate = NULL;
+}
+
+void
+control_conn_free(struct control_conn *c)
+{
+	struct control *ctl = c->d->control;
+
+	if (c->job != NULL)
+		restore_detach(c->job);
+	control_verb_free(c);
+	TAILQ_REMOVE(&ctl->conns, c, entry);
+	ctl->nconns--;
+	event_free(c->deadline);
+	bufferevent_free(c->bev);
+	free(c->peer.groups);
+	free(c);
+}
+
+/* ---- authorisation ---- */
+
+void
+control_audit(struct control_conn *c, const char *verb)
+{
+	char action[32];
+	struct audit_rec a = { .uid = c->peer.uid, .pid = c->peer.pid,
+	    .action = action, .result = c->result, .trash_uid = c->trash_uid,
+	    .owner_uid = -1, .path = c->path,
+	    .detail = c->target[0] ? c->target : "-" };
+
+	snprintf(action, sizeof(action), "ctl-%s", verb);
+	audit_record(c->d, &a);
+	c->path = NULL;
+	c->trash_uid = -1;
+}
+
+/*
+ * The uid a request acts on: the caller's own, or with A_UID another's,
+ * which only an admin may name.  -EPERM with the reply sent.
+ */
+int
+control_target_uid(struct control_conn *c, const struct proto_msg *m,
+    uint32_t *uid)
+{
+	*uid = c->peer.uid;
+	c->trash_uid = *uid;
+	if (!PROTO_HAS(m, A_UID))
+		return 0;
+	snprintf(c->target, sizeof(c->target), "uid=%" PRId64,
+	    m->num[A_UID]);
+	if (m->num[A_UID] < 0 || m->num[A_UID] > TRASHBIN_UID_MAX) {
+		control_reply_error(c, EINVAL, "uid %" PRId64 " out of range",
+		    m->num[A_UID]);
+		return -EINVAL;
+	}
+	/*
+	 * The request's record names whose trash, refused or not: audit
+	 * --owner finds who tried.
+	 */
+	c->trash_uid = m->num[A_UID];
+	if ((uid_t)m->num[A_UID] != c->peer.uid && !c->peer.admin) {
+		control_reply_error(c, EPERM, "only an admin may act on "
+		    "another user's trash");
+		return -EPERM;
+	}
+	*uid = (uint32_t)m->num[A_UID];
+	return 0;
+}
+
+int
+control_need_admin(struct control_conn *c)
+{
+	if (c->peer.admin)
+		return 0;
+	control_reply_error(c, EPERM, "only an admin may do that");
+	return -EPERM;
+}
+
+/* One MSG_ENTRY, built in @b. */
+void
+control_entry_msg(struct control_conn *c, struct proto_buf *b,
+    const struct entry *e)
+{
+	struct tfs *fs = trash_fs(c->d, e->fs_id);
+
+	proto_init(b, MSG_ENTRY);
+	proto_num(b, A_ID, e->id);
+	proto_num(b, A_UID, e->trash_uid);
+	proto_num(b, A_OWNER, e->owner_uid);
+	proto_num(b, A_DELETER, e->deleter_uid);
+	proto_str(b, A_FS, fs != NULL ? fs->path : "?");
+	proto_str(b, A_PATH, e->orig_path);
+	proto_str(b, A_NAME, e->name[0] ? e->name : "?");
+	proto_num(b, A_TIME, e->deleted_ns);
+	proto_num(b, A_SIZE, e->size);
+	proto_num(b, A_FLAGS, e->flags);
+	proto_str(b, A_STATE, entry_state_name(e->state));
+	control_send(c, b);
+}
+
+void
+control_result_msg(struct control_conn *c, const struct entry *e, int err,
+    const char *msg)
+{
+	struct proto_buf *b = xmalloc(sizeof(*b));
+
+	proto_init(b, MSG_RESULT);
+	proto_num(b, A_ID, e->id);
+	proto_num(b, A_ERRNO, err);
+	proto_str(b, A_PATH, e->orig_path);
+	proto_num(b, A_SIZE, e->size);
+	proto_str(b, A_MESSAGE, msg);
+	control_send(c, b);
+	free(b);
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The front's lower half: a client's connection and how it is answered
+ * (conn.c), the entries a request names (select.c), and the requests,
+ * one file each (verb-*.c), as trashctl has one file per command.  control.c, above, reads the requests off the
+ * socket and calls a verb from its table; nothing here calls it.
+ *
+ * A handler replies and returns, or leaves work that ends the request
+ * later: a restore (c->job, restore.c calls back), or state of its own
+ * (c->vstate) with its verb_ops, which the connection calls when the
+ * client has taken the output (a list's next page) and when it goes.
+ */
+#ifndef TRASHD_VERB_H
+#define TRASHD_VERB_H
+
+#include <event2/util.h>
+#include <sys/queue.h>
+#include <sys/time.h>
+
+#include "proto.h"
+
+#include "services.h"
+
+struct proto_buf;
+struct proto_msg;
+struct control_conn;
+
+/* Output bytes above which a reply's next page waits for the client
+ * (a list, an empty's dry run), and below which it is made. */
+#define CONTROL_LIST_HIGH	(256 * 1024)
+#define CONTROL_LIST_LOW	(64 * 1024)
+
+/* A verb whose reply runs on after its handler returned. */
+struct verb_ops {
+	/* The client took most of the output: send more, true when done
+	 * (the state freed).  NULL: the verb drives itself. */
+	bool	(*more)(struct control_conn *);
+	/* Free the state, the connection going or the verb over. */
+	void	(*free)(struct control_conn *);
+	/* The verb writes its own audit record when it is over. */
+	bool	  audits_at_end;
+};
+
+struct control_conn {
+	TAILQ_ENTRY(control_conn) entry;
+	struct trashd		*d;
+	struct bufferevent	*bev;
+	struct event		*deadline;	/* the next request is due */
+	struct peer		 peer;
+	bool			 busy;		/* a reply is still coming */
+	bool			 closing;	/* flush, then close */
+	bool			 eof;		/* the client shut its side */
+	struct restore_job	*job;
+	void			*vstate;	/* a verb running on */
+	const struct verb_ops	*vops;
+	uint8_t			 rbuf[PROTO_HDR_LEN + PROTO_MSG_MAX];
+	/*
+	 * What the audit row of the current request says: the target in
+	 * trashd's own words, the path the client named as its bytes (a
+	 * field of its own: audit.c), the result.
+	 */
+	char			 target[512];
+	const char		*path;
+	int64_t			 trash_uid;	/* whose trash, -1: none */
+	char			 result[256];
+};
+
+struct control {
+	struct evconnlistener	*lev;
+	char			*path;
+	TAILQ_HEAD(, control_conn) conns;
+	size_t			 nconns;
+	int64_t			 started_ns;
+};
+
+/* conn.c: a connection's life and its replies. */
+struct timeval control_timeout(const struct trashd *);
+int	 control_path_fs(struct trashd *, const char *abs, struct tfs **,
+	    const char **rel);
+void	 control_send(struct control_conn *, struct proto_buf *);
+void	 control_reply_error(struct control_conn *, int err,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void	 control_reply_ok(struct control_conn *, struct proto_buf *);
+void	 control_request_done(struct control_conn *);
+void	 control_close_soon(struct control_conn *);
+void	 control_conn_free(struct control_conn *);
+void	 control_deadline(evutil_socket_t, short, void *);
+void	 control_arm(struct control_conn *);
+void	 control_verb_free(struct control_conn *);
+void	 control_audit(struct control_conn *, const char *verb);
+int	 control_target_uid(struct control_conn *, const struct proto_msg *,
+	    uint32_t *uid);
+int	 control_need_admin(struct control_conn *);
+void	 control_entry_msg(struct control_conn *, struct proto_buf *,
+	    const struct entry *);
+void	 control_result_msg(struct control_conn *, const struct entry *,
+	    int err, const char *msg);
+
+/* select.c: the entries a restore or a wipe names; the reply sent on
+ * failure. */
+int	 control_select(struct control_conn *, const struct proto_msg *,
+	    uint32_t uid, struct entry_list *, struct tfs **,
+	    const char **base, bool *dir);
+
+/* The verbs, one file each. */
+void	 verb_status(struct control_conn *, const struct proto_msg *);
+void	 verb_list(struct control_conn *, const struct proto_msg *);
+void	 verb_restore(struct control_conn *, const struct proto_msg *);
+void	 verb_wipe(struct control_conn *, const struct proto_msg *);
+void	 verb_empty(struct control_conn *, const struct proto_msg *);
+void	 verb_quota(struct control_conn *, const struct proto_msg *);
+void	 verb_policy_get(struct control_conn *, const struct proto_msg *);
+void	 verb_policy_set(struct control_conn *, const struct proto_msg *);
+void	 verb_audit(struct control_conn *, const struct proto_msg *);
+
+#endif /* TRASHD_VERB_H */
