@@ -83,6 +83,77 @@ out:
 }
 
 /*
+ * Purge the entries @l of @fs (an "empty"'s page) in one transaction.
+ * @done is told of each, with 0 or the -errno it failed with.
+ */
+void
+policy_purge_list(struct trashd *d, struct tfs *fs,
+    const struct entry_list *l, const char *reason, int64_t actor_uid,
+    int64_t actor_pid, void (*done)(void *, const struct entry *, int),
+    void *arg)
+{
+	size_t i;
+
+	(void)db_begin(d->db);
+	for (i = 0; i < l->n; i++)
+		done(arg, &l->v[i], policy_purge(d, fs, &l->v[i], reason,
+		    actor_uid, actor_pid));
+	(void)db_commit(d->db);
+}
+
+/*
+ * A policy set (policy set, one request): the watermark and the limits
+ * given change, in one transaction, and the limits not given keep their
+ * value and text; both limits unlimited removes the row.  *@out: the
+ * limits now in force for that kind and id.  The next run applies them.
+ */
+int
+policy_change(struct trashd *d, const struct policy_change *ch,
+    struct policy *out)
+{
+	int r;
+
+	out->quota = out->retention = -1;
+	out->quota_text[0] = out->retention_text[0] = '\0';
+	if ((r = db_begin(d->db)) < 0)
+		return r;
+	if (ch->watermark && (r = policy_set_watermark(d, ch->wm_fs,
+	    ch->wm)) < 0)
+		goto fail;
+	if (ch->quota || ch->retention) {
+		if ((r = policy_get(d, ch->kind, ch->xid, out)) < 0 &&
+		    r != -ENOENT)
+			goto fail;
+		if (ch->quota) {
+			out->quota = ch->quota_v;
+			snprintf(out->quota_text, sizeof(out->quota_text),
+			    "%s", ch->quota_text);
+		}
+		if (ch->retention) {
+			out->retention = ch->retention_v;
+			snprintf(out->retention_text,
+			    sizeof(out->retention_text), "%s",
+			    ch->retention_text);
+		}
+		if (out->quota < 0 && out->retention < 0) {
+			if ((r = policy_unset(d, ch->kind, ch->xid)) == -ENOENT)
+				r = 0;
+		} else {
+			r = policy_set(d, ch->kind, ch->xid, out);
+		}
+		if (r < 0)
+			goto fail;
+	}
+	if ((r = db_commit(d->db)) < 0)
+		goto fail;
+	policy_soon(d);
+	return 0;
+fail:
+	db_rollback(d->db);
+	return r;
+}
+
+/*
  * The next page of the rows of @f, oldest first: the rows after the last
  * one of @l, which is freed first (start with it empty).  An empty @l:
  * no more.  Rows change state under a walk; their order does not.

@@ -38,6 +38,23 @@ void	 watch_overflow(struct trashd *);
 /* ---- policy.c ---- */
 int	 policy_purge(struct trashd *, struct tfs *, const struct entry *,
 	    const char *reason, int64_t actor_uid, int64_t actor_pid);
+void	 policy_purge_list(struct trashd *, struct tfs *,
+	    const struct entry_list *, const char *reason, int64_t actor_uid,
+	    int64_t actor_pid, void (*done)(void *, const struct entry *, int),
+	    void *);
+/* A policy set: what is given changes, the rest stays. */
+struct policy_change {
+	enum policy_kind	 kind;
+	uint32_t		 xid;
+	bool			 quota, retention;	/* given */
+	int64_t			 quota_v, retention_v;
+	const char		*quota_text, *retention_text;
+	bool			 watermark;		/* given */
+	const struct tfs	*wm_fs;			/* NULL: every fs */
+	int			 wm;
+};
+int	 policy_change(struct trashd *, const struct policy_change *,
+	    struct policy *);
 int	 policy_secure(struct trashd *, struct tfs *, int64_t now);
 int	 policy_retention(struct trashd *, struct tfs *, int64_t now);
 int	 policy_quota(struct trashd *, struct tfs *);

@@ -63,6 +63,22 @@ control_empty_dry(struct control_conn *c, const struct entry_list *l)
 	free(b);
 }
 
+/* One entry purged, or not: counted, a failure told. */
+static void
+control_empty_done(void *arg, const struct entry *e, int r)
+{
+	struct control_conn *c = arg;
+	struct control_empty *z = c->vstate;
+
+	if (r == 0) {
+		z->done++;
+		z->bytes += e->size;
+	} else {
+		z->failed++;
+		control_result_msg(c, e, -r, strerror(-r));
+	}
+}
+
 /* One step; true when the trash is empty (or cannot be emptied more). */
 static bool
 control_empty_step(struct control_conn *c)
@@ -70,7 +86,6 @@ control_empty_step(struct control_conn *c)
 	struct control_empty *z = c->vstate;
 	struct trashd *d = c->d;
 	struct entry_list l = { 0 };
-	size_t i;
 	int r;
 
 	while (z->fsi < d->nfs) {
@@ -90,20 +105,8 @@ control_empty_step(struct control_conn *c)
 			control_empty_dry(c, &l);
 			goto next;
 		}
-		(void)db_begin(d->db);
-		for (i = 0; i < l.n; i++) {
-			r = policy_purge(d, &d->fs[z->fsi], &l.v[i], "empty",
-			    c->peer.uid, c->peer.pid);
-			if (r == 0) {
-				z->done++;
-				z->bytes += l.v[i].size;
-			} else {
-				z->failed++;
-				control_result_msg(c, &l.v[i], -r,
-				    strerror(-r));
-			}
-		}
-		(void)db_commit(d->db);
+		policy_purge_list(d, &d->fs[z->fsi], &l, "empty", c->peer.uid,
+		    c->peer.pid, control_empty_done, c);
 next:
 		z->f.after = true;
 		z->f.after_ns = l.v[l.n - 1].deleted_ns;

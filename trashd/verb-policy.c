@@ -137,16 +137,12 @@ verb_policy_get(struct control_conn *c, const struct proto_msg *m)
 	free(b);
 }
 
-/*
- * policy set default watermark N [fs PATH]: the filesystem in *@fsp; the
- * reply sent on error.
- */
+/* The filesystem a watermark is set for: A_FS's, or NULL for all. */
 static int
-control_policy_set_watermark(struct control_conn *c,
-    const struct proto_msg *m, struct tfs **fsp)
+control_policy_wm_fs(struct control_conn *c, const struct proto_msg *m,
+    struct tfs **fsp)
 {
 	const char *rel;
-	int wm = (int)m->num[A_WATERMARK], r;
 
 	*fsp = NULL;
 	if (PROTO_HAS(m, A_FS) && (control_path_fs(c->d, m->str[A_FS], fsp,
@@ -158,11 +154,6 @@ control_policy_set_watermark(struct control_conn *c,
 	snprintf(c->target + strlen(c->target), sizeof(c->target) -
 	    strlen(c->target), " watermark %s", *fsp != NULL ?
 	    (*fsp)->path : "all");
-	if ((r = policy_set_watermark(c->d, *fsp, wm)) < 0) {
-		control_reply_error(c, -r, "%s", strerror(-r));
-		return r;
-	}
-	snprintf(c->result, sizeof(c->result), "ok: watermark=%d", wm);
 	return 0;
 }
 
@@ -214,34 +205,36 @@ control_policy_text(struct control_conn *c, const struct proto_msg *m,
 void
 verb_policy_set(struct control_conn *c, const struct proto_msg *m)
 {
-	struct trashd *d = c->d;
 	struct proto_buf *b;
-	struct policy p = { -1, -1, "", "" };
+	struct policy p;
 	struct tfs *fs = NULL;
-	enum policy_kind kind = POLICY_USER;
+	struct policy_change ch = { .kind = POLICY_USER };
 	char qtext[POLICY_TEXT_MAX], rtext[POLICY_TEXT_MAX];
-	bool limits = PROTO_HAS(m, A_QUOTA) || PROTO_HAS(m, A_RETENTION);
-	bool wm = PROTO_HAS(m, A_WATERMARK);
 	uint32_t xid = 0;
 	int r;
 
-	if ((r = control_policy_kind(c, m, &kind, &xid)) < 0)
+	if ((r = control_policy_kind(c, m, &ch.kind, &xid)) < 0)
 		return;
 	if (r == 1)
-		kind = POLICY_DEFAULT;
-	if ((wm || PROTO_HAS(m, A_FS)) && kind != POLICY_DEFAULT) {
+		ch.kind = POLICY_DEFAULT;
+	ch.xid = xid;
+	ch.quota = PROTO_HAS(m, A_QUOTA);
+	ch.retention = PROTO_HAS(m, A_RETENTION);
+	ch.watermark = PROTO_HAS(m, A_WATERMARK);
+	if ((ch.watermark || PROTO_HAS(m, A_FS)) &&
+	    ch.kind != POLICY_DEFAULT) {
 		control_reply_error(c, EINVAL, "watermarks are per "
 		    "filesystem: set them with the default policy");
 		return;
 	}
-	if (!limits && !wm) {
+	if (!ch.quota && !ch.retention && !ch.watermark) {
 		control_reply_error(c, EINVAL, "nothing to set");
 		return;
 	}
-	if ((PROTO_HAS(m, A_QUOTA) && m->num[A_QUOTA] < -1) ||
-	    (PROTO_HAS(m, A_RETENTION) && (m->num[A_RETENTION] < -1 ||
+	if ((ch.quota && m->num[A_QUOTA] < -1) ||
+	    (ch.retention && (m->num[A_RETENTION] < -1 ||
 	    m->num[A_RETENTION] > INT64_MAX / NSEC_PER_SEC)) ||
-	    (wm && (m->num[A_WATERMARK] < -1 ||
+	    (ch.watermark && (m->num[A_WATERMARK] < -1 ||
 	    m->num[A_WATERMARK] > 100))) {
 		control_reply_error(c, EINVAL, "value out of range");
 		return;
@@ -250,58 +243,32 @@ verb_policy_set(struct control_conn *c, const struct proto_msg *m)
 	    control_policy_text(c, m, A_RETENTION, A_RETENTION_TEXT,
 	    rtext) < 0)
 		return;
-	if ((r = db_begin(d->db)) < 0) {
-		control_reply_error(c, -r, "index: %s", strerror(-r));
+	if (ch.watermark && control_policy_wm_fs(c, m, &fs) < 0)
+		return;
+	ch.quota_v = ch.quota ? m->num[A_QUOTA] : -1;
+	ch.retention_v = ch.retention ? m->num[A_RETENTION] : -1;
+	ch.quota_text = qtext;
+	ch.retention_text = rtext;
+	ch.wm_fs = fs;
+	ch.wm = ch.watermark ? (int)m->num[A_WATERMARK] : 0;
+	if ((r = policy_change(c->d, &ch, &p)) < 0) {
+		control_reply_error(c, -r, "cannot set the policy: %s",
+		    strerror(-r));
 		return;
 	}
-	if (wm && control_policy_set_watermark(c, m, &fs) < 0)
-		goto fail;
-	if (!limits)
-		goto done;
-	/* Fields not given keep their value, and their text. */
-	if ((r = policy_get(d, kind, xid, &p)) < 0 && r != -ENOENT) {
-		c->result[0] = '\0';
-		control_reply_error(c, -r, "index: %s", strerror(-r));
-		goto fail;
-	}
-	if (PROTO_HAS(m, A_QUOTA)) {
-		p.quota = m->num[A_QUOTA];
-		memcpy(p.quota_text, qtext, sizeof(qtext));
-	}
-	if (PROTO_HAS(m, A_RETENTION)) {
-		p.retention = m->num[A_RETENTION];
-		memcpy(p.retention_text, rtext, sizeof(rtext));
-	}
-	if (p.quota < 0 && p.retention < 0) {
-		r = policy_unset(d, kind, xid);
-		if (r == -ENOENT)
-			r = 0;
-	} else {
-		r = policy_set(d, kind, xid, &p);
-	}
-	if (r < 0) {
-		c->result[0] = '\0';
-		control_reply_error(c, -r, "%s", strerror(-r));
-		goto fail;
-	}
-	snprintf(c->result + strlen(c->result), sizeof(c->result) -
-	    strlen(c->result), "%s quota=%" PRId64 " retention=%" PRId64,
-	    c->result[0] == '\0' ? "ok:" : "", p.quota, p.retention);
-done:
-	if ((r = db_commit(d->db)) < 0) {
-		c->result[0] = '\0';
-		control_reply_error(c, -r, "index: %s", strerror(-r));
-		return;
-	}
-	policy_soon(d);
-	control_policy_msg(c, (int)m->num[A_KIND], kind == POLICY_DEFAULT ?
-	    -1 : (int64_t)xid, limits ? &p : NULL, wm, fs,
-	    wm ? m->num[A_WATERMARK] : 0);
+	snprintf(c->result, sizeof(c->result), "ok:");
+	if (ch.watermark)
+		snprintf(c->result + strlen(c->result), sizeof(c->result) -
+		    strlen(c->result), " watermark=%d", ch.wm);
+	if (ch.quota || ch.retention)
+		snprintf(c->result + strlen(c->result), sizeof(c->result) -
+		    strlen(c->result), " quota=%" PRId64 " retention=%"
+		    PRId64, p.quota, p.retention);
+	control_policy_msg(c, (int)m->num[A_KIND], ch.kind == POLICY_DEFAULT ?
+	    -1 : (int64_t)xid, ch.quota || ch.retention ? &p : NULL,
+	    ch.watermark, fs, ch.watermark ? m->num[A_WATERMARK] : 0);
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_OK);
 	control_reply_ok(c, b);
 	free(b);
-	return;
-fail:
-	db_rollback(d->db);
 }
