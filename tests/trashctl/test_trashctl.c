@@ -2787,16 +2787,14 @@ test_conf_zero(void **state)
 
 #define FLOOD_N		20000	/* entries A floods its trash with */
 /*
- * B's status while trashd takes them, in a Debug build; an ASan build
- * (tests/sanitize.sh) runs some 3 times slower and gets 4 times as long.
+ * B's requests while trashd takes A's flood are answered in between: no
+ * wait of B's is as long as a FLOOD_SHARE-th of the whole work, and B gets
+ * several answers during it.  Before the fix B's first request waited
+ * for all of it.  A bound relative to the work, not in milliseconds: a
+ * loaded machine slows both alike.  The milliseconds are a benchmark's
+ * (bench/trashd.sh, part "flood": target median 100 ms, max 500 ms).
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define FLOOD_SLOW	4
-#else
-#define FLOOD_SLOW	1
-#endif
-#define FLOOD_MEDIAN_MS	(100 * FLOOD_SLOW)
-#define FLOOD_MAX_MS	(500 * FLOOD_SLOW)
+#define FLOOD_SHARE	4
 
 static int
 cmp_i64(const void *a, const void *b)
@@ -2873,18 +2871,17 @@ flood_check(const char *what, int64_t *lat, size_t n, int64_t took_ms)
 	printf("flood: %s in %" PRId64 " ms; B's status over %zu requests: "
 	    "median %" PRId64 " ms, max %" PRId64 " ms\n", what, took_ms, n,
 	    lat[n / 2], lat[n - 1]);
-	assert_true(lat[n / 2] <= FLOOD_MEDIAN_MS);
-	assert_true(lat[n - 1] <= FLOOD_MAX_MS);
 	assert_true(n >= 3);	/* a bound, not the luck of one request */
+	assert_true(lat[n - 1] * FLOOD_SHARE <= took_ms);
 }
 
 /*
  * User A floods its trash with FLOOD_N entries while trashd is stopped:
  * three events each (create, attrib, close), far more than the inotify
  * queue holds, so it overflows.  Once trashd goes on, it indexes them and
- * rescans; user B's status meanwhile is answered within bounds (median
- * and maximum over every request made until A's entries are all indexed;
- * the figures are printed).  Before the fix one request waited for the
+ * rescans; user B's status meanwhile is answered in between (every
+ * request made until A's entries are all indexed; the figures are
+ * printed).  Before the fix one request waited for the
  * whole batch and the rescan: seconds.
  */
 static void
@@ -2918,7 +2915,7 @@ test_flood_status(void **state)
 
 /*
  * A empties a trash of FLOOD_N entries; B's status meanwhile is answered
- * within the same bounds.  Before the fix the empty held the loop for
+ * in between, as above.  Before the fix the empty held the loop for
  * its whole length.
  */
 static void
@@ -3849,5 +3846,8 @@ main(int argc, char *argv[])
 	if (getenv("TB_VALGRIND_EXE") != NULL)
 		slow = 10;
 	signal(SIGPIPE, SIG_IGN);
+	/* One test or a glob of them, e.g. "test_flood_*" (bench/trashd.sh). */
+	if (getenv("TB_TEST_FILTER") != NULL)
+		cmocka_set_test_filter(getenv("TB_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
