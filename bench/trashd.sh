@@ -13,16 +13,19 @@
 #     a new file, in place, and in place with random data from RAM, for a
 #     disk that writes zeros faster) as the limit
 #   - trashd's peak RSS (VmHWM) with 1,000,000 entries
+#   - fairness: user B's status latency (median, max) while user A floods
+#     its trash with 20,000 entries (indexing, then empty): the flood
+#     tests of tests/trashctl (test_flood_*), on this optimised build
 #
 #   bash bench/trashd.sh [--no-guest]
 # Environment: BENCH_DIR (host scratch dir, default /var/tmp: its disk is
 # the one measured), BENCH_ROUNDS (wipe rounds, default 3; the best of
 # each is shown), BENCH_BUILD (the optimised build, default
-# /var/tmp/trashbin-bench-build), BENCH_PARTS (default "reconcile wipe
+# /var/tmp/trashbin-bench-build), BENCH_PARTS (default "reconcile wipe flood
 # guest": a subset runs only those).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-parts=" ${BENCH_PARTS:-reconcile wipe guest} "
+parts=" ${BENCH_PARTS:-reconcile wipe flood guest} "
 [ "${1:-}" = --no-guest ] && parts=${parts/ guest / }
 has() { [[ $parts == *" $1 "* ]]; }
 guest=0
@@ -37,7 +40,7 @@ bash "$top/tests/deps.sh" > /dev/null
 say "building trashd, trashctl and tbtool (Release) in $build"
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$build" -j"$(nproc)" --target trashd trashctl tbtool \
-	> /dev/null
+	test_trashctl > /dev/null
 trashd=$build/trashd/trashd
 trashctl=$build/trashctl/trashctl
 tbtool=$build/tests/tbtool
@@ -222,6 +225,19 @@ rm -f /dev/shm/trashd-bench-rand.$$
 has wipe && wipe
 disk=$(df --output=source,fstype "$work" | tail -n 1 | tr -s ' ')
 
+# ---- fairness: B's requests during A's flood ----
+flood() {
+say "fairness: B's status while A floods its trash (test_flood_*)"
+TB_TEST_FILTER='test_flood_*' "$build/tests/trashctl/test_trashctl" \
+	"$trashd" "$trashctl" > "$work/flood.txt" 2>&1 ||
+	{ cat "$work/flood.txt" >&2; echo "the flood tests failed" >&2; exit 1; }
+# "flood: indexed in 7458 ms; B's status over 34 requests: median 77 ms,
+# max 241 ms"
+sed -n 's/^flood: \([a-z]*\) in .*median \([0-9]*\) ms, max \([0-9]*\) ms$/flood_\1_median \2\nflood_\1_max \3/p' \
+	"$work/flood.txt" >> "$results"
+}
+has flood && flood
+
 # ---- the guest: indexing during rm -rf on the patched kernel ----
 if [ $guest = 1 ]; then
 	say "quick guest: rm -rf of 100,000 flagged files with trashd running"
@@ -298,6 +314,16 @@ row "shred -n 1 -u (the pass, then remove), 1 GiB" "$(best shred_u) MB/s" "-" ""
 row "trashd wipe, end to end (queued to unlinked)" "$(best wipe_e2e) MB/s" \
 	">= shred -n 1 -u" \
 	"$(verdict "$(best wipe_e2e) >= $(best shred_u)")"
+fi
+if has flood; then
+	for w in indexed emptied; do
+		row "B's status while A's 20,000 are $w: median" \
+			"$(get flood_${w}_median) ms" "<= 100 ms" \
+			"$(verdict "$(get flood_${w}_median) <= 100")"
+		row "B's status while A's 20,000 are $w: max" \
+			"$(get flood_${w}_max) ms" "<= 500 ms" \
+			"$(verdict "$(get flood_${w}_max) <= 500")"
+	done
 fi
 echo
 echo "raw figures (best of $rounds rounds shown above; MB = MiB):"
