@@ -327,20 +327,10 @@ restore_child(struct restore_job *j, int fd, int rootfd, int tudirfd,
 {
 	int64_t timeout = j->d->conf->restore_timeout;
 	struct restore_msg m;
-	int keep[3] = { fd, rootfd, tudirfd };
-	sigset_t set;
 	uid_t owner;
 	size_t i, plen;
 	int err = 0;
 
-	caps_keep_fds(keep, 3);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGALRM, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGALRM);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	/* restore-timeout, kept across setresuid(): see the top. */
 	if (timeout > 0)
 		alarm(timeout > UINT_MAX ? UINT_MAX : (unsigned)timeout);
@@ -667,7 +657,7 @@ restore_start(struct trashd *d, const struct restore_client *cl, void *c,
 	struct proto_buf *b;
 	struct tuid *tu;
 	size_t i;
-	int pfd[2], r;
+	int keep[2], fd, r;
 
 	j->d = d;
 	j->cl = cl;
@@ -696,23 +686,15 @@ restore_start(struct trashd *d, const struct restore_client *cl, void *c,
 	restore_njobs++;
 	if ((r = trash_uid(fs, uid, &tu)) < 0)
 		goto fail;
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		r = -errno;
+	keep[0] = fs->rootfd;
+	keep[1] = tu->fd;
+	if ((j->pid = child_fork("trashd-restore", keep, 2, &fd)) < 0) {
+		r = (int)j->pid;
 		goto fail;
 	}
-	switch ((j->pid = fork())) {
-	case -1:
-		r = -errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		goto fail;
-	case 0:
-		close(pfd[0]);
-		restore_child(j, pfd[1], fs->rootfd, tu->fd, cr, overwrite,
-		    mask);
-	}
-	close(pfd[1]);
-	j->fd = pfd[0];
+	if (j->pid == 0)
+		restore_child(j, fd, fs->rootfd, tu->fd, cr, overwrite, mask);
+	j->fd = fd;
 	j->ev = event_new(d->base, j->fd, EV_READ | EV_PERSIST, restore_read,
 	    j);
 	if (j->ev == NULL || event_add(j->ev, NULL) < 0)

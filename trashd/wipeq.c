@@ -484,12 +484,13 @@ wipe_drain(struct trashd *d)
 }
 
 /*
- * What the worker keeps of what the fork gave it: the pipe to the daemon
- * @fd, each filesystem's .wipe, and its root only for FITRIM; 0-2 stay
- * (stderr is the log under -d).  Every other fd is closed by number: the
- * listening and the clients' sockets, inotify, the event loop's, and the
- * index's, whose SQLite handle a forked child must never use, not even
- * to close it.  Then only the capabilities file I/O on the queue needs:
+ * What the worker keeps of what the fork gave it (wipe_kick() names the
+ * fds, child_fork() closes every other by number): the pipe to the
+ * daemon, each filesystem's .wipe, and its root only for FITRIM; 0-2
+ * stay (stderr is the log under -d).  Gone are the listening and the
+ * clients' sockets, inotify, the event loop's, and the index's, whose
+ * SQLite handle a forked child must never use, not even to close it.
+ * Then only the capabilities file I/O on the queue needs:
  *   CAP_DAC_OVERRIDE	open the users' files in .wipe for writing
  *   CAP_LEASE		a write lease on a file it does not own
  *			(wipe_lease())
@@ -500,40 +501,23 @@ wipe_drain(struct trashd *d)
  * and no_new_privs holds from caps_drop(): there is no way back.
  */
 static int
-wipe_worker_sandbox(struct trashd *d, const struct wipe_opts *o, int fd)
+wipe_worker_sandbox(const struct wipe_opts *o)
 {
 	static const int caps[] = { CAP_DAC_OVERRIDE, CAP_LEASE,
 	    CAP_SYS_ADMIN };
-	size_t i, n = 0;
-	int *keep;
 
-	closelog();	/* its socket goes too; syslog() opens a new one */
-	signal(SIGTERM, SIG_DFL);	/* not the daemon's event handlers */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	(void)prctl(PR_SET_NAME, "trashd-wipe", 0, 0, 0);
-	keep = xcalloc(2 * d->nfs + 1, sizeof(*keep));
-	keep[n++] = fd;
-	for (i = 0; i < d->nfs; i++) {
-		keep[n++] = d->fs[i].wipefd;
-		if (o->discard)
-			keep[n++] = d->fs[i].rootfd;
-	}
-	caps_keep_fds(keep, n);
-	free(keep);
 	return caps_limit(caps, o->discard ? 3 : 2);
 }
 
-static void
-wipe_worker_child(struct trashd *d, struct wipe_job *jobs, size_t n, int fd)
+static void __attribute__((noreturn))
+wipe_worker_child(struct trashd *d, const struct wipe_opts *o,
+    struct wipe_job *jobs, size_t n, int fd)
 {
-	struct wipe_opts o;
 	struct wipe_msg m;
 	size_t i;
 	int r;
 
-	wipe_opts_from_config(d->conf, &o);
-	if ((r = wipe_worker_sandbox(d, &o, fd)) < 0) {
+	if ((r = wipe_worker_sandbox(o)) < 0) {
 		errno = -r;
 		log_warn("wipe: worker: capabilities");
 		_exit(1);
@@ -541,7 +525,7 @@ wipe_worker_child(struct trashd *d, struct wipe_job *jobs, size_t n, int fd)
 	for (i = 0; i < n; i++) {
 		memset(&m, 0, sizeof(m));
 		m.job = (uint32_t)i;
-		wipe_run_job(d, &o, &jobs[i], &m.rep);
+		wipe_run_job(d, o, &jobs[i], &m.rep);
 		if (write(fd, &m, sizeof(m)) != sizeof(m))
 			_exit(1);
 	}
@@ -652,8 +636,9 @@ void
 wipe_kick(struct trashd *d)
 {
 	struct wipe_worker *w;
-	int p[2];
-	size_t i;
+	struct wipe_opts o;
+	size_t i, n = 0;
+	int *keep, fd;
 
 	if (d->base == NULL)
 		return;	/* no event loop: the caller drains */
@@ -668,27 +653,25 @@ wipe_kick(struct trashd *d)
 		free(w);
 		return;
 	}
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		log_warn("wipe: pipe");
-		free(w->jobs);
-		free(w);
-		return;
+	wipe_opts_from_config(d->conf, &o);
+	keep = xcalloc(2 * d->nfs + 1, sizeof(*keep));
+	for (i = 0; i < d->nfs; i++) {
+		keep[n++] = d->fs[i].wipefd;
+		if (o.discard)
+			keep[n++] = d->fs[i].rootfd;
 	}
-	switch ((w->pid = fork())) {
-	case -1:
+	w->pid = child_fork("trashd-wipe", keep, n, &fd);
+	free(keep);
+	if (w->pid < 0) {
+		errno = (int)-w->pid;
 		log_warn("wipe: fork");
-		close(p[0]);
-		close(p[1]);
 		free(w->jobs);
 		free(w);
 		return;
-	case 0:
-		close(p[0]);
-		wipe_worker_child(d, w->jobs, w->njobs, p[1]);
-		_exit(1);
 	}
-	close(p[1]);
-	w->fd = p[0];
+	if (w->pid == 0)
+		wipe_worker_child(d, &o, w->jobs, w->njobs, fd);
+	w->fd = fd;
 	d->worker = w;
 	w->ev = event_new(d->base, w->fd, EV_READ | EV_PERSIST,
 	    wipe_worker_read, d);
