@@ -35,11 +35,23 @@ ctl_exit_code(int err)
 	}
 }
 
+/*
+ * An error as JSON too: alone, {"error":{...}}; in the middle of a
+ * reply's array (trashd gone, the stream cut), the array is closed and
+ * the error ends its object: {"entries":[...],"error":{...}}.  Either
+ * way one valid JSON document, never half an array.
+ */
 static void
 ctl_print_error(struct ctx *ctx, int err, const char *msg)
 {
 	if (ctx->json) {
-		printf("{\"error\":{\"errno\":%d,", err);
+		if (ctx->json_open) {
+			json_items_end(ctx, "");
+			printf(",");
+		} else {
+			printf("{");
+		}
+		printf("\"error\":{\"errno\":%d,", err);
 		json_field(stdout, "message", msg);
 		printf("}}\n");
 	}
@@ -126,7 +138,8 @@ ctl_request(struct ctx *ctx, struct proto_buf *b, ctl_msg_fn fn, void *arg)
 			ret = ctl_exit_code((int)m->num[A_ERRNO]);
 			break;
 		}
-		if ((ret = fn(ctx, ctx->json ? m : ctl_vis(m, v,
+		/* Bytes as they are for JSON, and for table.c's --raw. */
+		if ((ret = fn(ctx, ctx->json || ctx->raw ? m : ctl_vis(m, v,
 		    ctx->vis_flags), arg)) != 0 || m->type == MSG_OK)
 			break;
 	}

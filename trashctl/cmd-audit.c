@@ -8,12 +8,44 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "trashctl.h"
 #include "vis.h"
 
+/*
+ * The columns.  DETAILS is the record as people read it: the fields that
+ * apply (entry=, trash=, owner=, fs="...", path="...", name="...", any
+ * other target) then after ": " the result.  What a user named is quoted
+ * with its quotes and control bytes escaped (VIS_DQ), so nothing in it
+ * can end the field or the line.  --raw shows each field in a column of
+ * its own instead (its encoding escapes blanks: DETAILS would be one
+ * word there, and its quotes prove nothing).
+ */
+enum { AU_TIME, AU_USER, AU_UID, AU_PID, AU_ACTION, AU_ENTRY, AU_TRASH,
+    AU_OWNER, AU_FS, AU_PATH, AU_NAME, AU_TARGET, AU_RESULT, AU_DETAILS,
+    AU_ID };
+static const struct tbl_col audit_cols[] = {
+	[AU_TIME] =	{ "TIME",	TBL_DEFAULT | TBL_RAWDEF },
+	[AU_USER] =	{ "USER",	TBL_DEFAULT | TBL_RAWDEF },
+	[AU_UID] =	{ "UID",	TBL_RIGHT },
+	[AU_PID] =	{ "PID",	TBL_DEFAULT | TBL_RAWDEF | TBL_RIGHT },
+	[AU_ACTION] =	{ "ACTION",	TBL_DEFAULT | TBL_RAWDEF },
+	[AU_ENTRY] =	{ "ENTRY",	TBL_RAWDEF | TBL_RIGHT },
+	[AU_TRASH] =	{ "TRASH",	TBL_RAWDEF },
+	[AU_OWNER] =	{ "OWNER",	TBL_RAWDEF },
+	[AU_FS] =	{ "FS",		TBL_RAWDEF },
+	[AU_PATH] =	{ "PATH",	TBL_RAWDEF },
+	[AU_NAME] =	{ "NAME",	TBL_RAWDEF },
+	[AU_TARGET] =	{ "TARGET",	TBL_RAWDEF },
+	[AU_RESULT] =	{ "RESULT",	TBL_RAWDEF },
+	[AU_DETAILS] =	{ "DETAILS",	TBL_DEFAULT },
+	[AU_ID] =	{ "ID",		TBL_RIGHT },
+	{ NULL, 0 }
+};
+
 struct audit_state {
-	int64_t	 n;
+	struct tbl	 t;
 };
 
 /* ,"KEY":N or ,"KEY":null for an optional number. */
@@ -26,52 +58,89 @@ audit_json_num(const struct proto_msg *m, int a, const char *key)
 		printf(",\"%s\":null", key);
 }
 
-/*
- * A record is fields, never a sentence: what a user named (the entry's
- * path and name) is quoted, with its quotes and control bytes escaped
- * (ctx->vis_flags), so nothing in it can end the field or the line.
- */
-static void
-audit_print(const struct proto_msg *m)
+/* The DETAILS of a record (see above), malloc'd. */
+static char *
+audit_details(const struct proto_msg *m)
 {
-	char when[32], user[64];
+	char user[VIS_LEN(64)], *buf = NULL;
+	size_t len = 0;
 	bool any = false;
+	FILE *f;
 
-	fmt_time(when, sizeof(when), m->num[A_TIME]);
-	printf("%s %-8s %7" PRId64 " %-14s", when, m->num[A_UID] < 0 ? "-" :
-	    user_name(m->num[A_UID], user, sizeof(user)), m->num[A_PID],
-	    m->str[A_ACTION]);
+	if ((f = open_memstream(&buf, &len)) == NULL) {
+		fprintf(stderr, "trashctl: out of memory\n");
+		exit(EXIT_ERROR);
+	}
 	if (PROTO_HAS(m, A_ENTRY)) {
-		printf(" entry=%" PRId64, m->num[A_ENTRY]);
+		fprintf(f, " entry=%" PRId64, m->num[A_ENTRY]);
 		any = true;
 	}
 	if (PROTO_HAS(m, A_TRASH)) {
-		printf(" trash=%s", user_name(m->num[A_TRASH], user,
+		fprintf(f, " trash=%s", user_name(m->num[A_TRASH], user,
 		    sizeof(user)));
 		any = true;
 	}
 	if (PROTO_HAS(m, A_OWNER)) {
-		printf(" owner=%s", user_name(m->num[A_OWNER], user,
+		fprintf(f, " owner=%s", user_name(m->num[A_OWNER], user,
 		    sizeof(user)));
 		any = true;
 	}
 	if (m->str[A_FS] != NULL) {
-		printf(" fs=\"%s\"", m->str[A_FS]);
+		fprintf(f, " fs=\"%s\"", m->str[A_FS]);
 		any = true;
 	}
 	if (m->str[A_PATH] != NULL) {
-		printf(" path=\"%s\"", m->str[A_PATH]);
+		fprintf(f, " path=\"%s\"", m->str[A_PATH]);
 		any = true;
 	}
 	if (m->str[A_NAME] != NULL) {
-		printf(" name=\"%s\"", m->str[A_NAME]);
+		fprintf(f, " name=\"%s\"", m->str[A_NAME]);
 		any = true;
 	}
 	if (m->str[A_TARGET] != NULL) {
-		printf(" %s", m->str[A_TARGET]);
+		fprintf(f, " %s", m->str[A_TARGET]);
 		any = true;
 	}
-	printf("%s: %s\n", any ? "" : " -", m->str[A_RESULT]);
+	fprintf(f, "%s: %s", any ? "" : " -", m->str[A_RESULT]);
+	if (fclose(f) != 0 || buf == NULL) {
+		fprintf(stderr, "trashctl: out of memory\n");
+		exit(EXIT_ERROR);
+	}
+	/* Without the blank that led each field. */
+	memmove(buf, buf + 1, len);
+	return buf;
+}
+
+static void
+audit_row(struct tbl *t, const struct proto_msg *m)
+{
+	char when[32], *d;
+
+	tbl_row(t);
+	fmt_time(when, sizeof(when), m->num[A_TIME]);
+	tbl_str(t, AU_TIME, when);
+	tbl_user(t, AU_USER, m->num[A_UID]);
+	tbl_fmt(t, AU_UID, "%" PRId64, m->num[A_UID]);
+	tbl_fmt(t, AU_PID, "%" PRId64, m->num[A_PID]);
+	tbl_str(t, AU_ACTION, m->str[A_ACTION]);
+	if (PROTO_HAS(m, A_ENTRY))
+		tbl_fmt(t, AU_ENTRY, "%" PRId64, m->num[A_ENTRY]);
+	if (PROTO_HAS(m, A_TRASH))
+		tbl_user(t, AU_TRASH, m->num[A_TRASH]);
+	if (PROTO_HAS(m, A_OWNER))
+		tbl_user(t, AU_OWNER, m->num[A_OWNER]);
+	tbl_str(t, AU_FS, m->str[A_FS]);
+	tbl_str(t, AU_PATH, m->str[A_PATH]);
+	tbl_str(t, AU_NAME, m->str[A_NAME]);
+	tbl_str(t, AU_TARGET, m->str[A_TARGET]);
+	tbl_str(t, AU_RESULT, m->str[A_RESULT]);
+	tbl_fmt(t, AU_ID, "%" PRId64, m->num[A_ID]);
+	if (t->map[AU_DETAILS] >= 0) {
+		/* Its strings escaped by client.c (no --raw: see above). */
+		d = audit_details(m);
+		tbl_str(t, AU_DETAILS, d);
+		free(d);
+	}
 }
 
 static int
@@ -80,24 +149,31 @@ cmd_audit_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	struct audit_state *s = arg;
 
 	if (m->type == MSG_OK) {
-		if (ctx->json)
-			printf("%s]}\n", s->n ? "" : "{\"audit\":[");
+		if (ctx->json) {
+			json_items_end(ctx, "{\"audit\":[");
+			printf("}\n");
+		}
 		return 0;
 	}
 	if (m->type != MSG_AUDIT_ROW)
 		return 0;
 	if (!ctx->json) {
-		s->n++;
-		audit_print(m);
+		audit_row(&s->t, m);
 		return 0;
 	}
-	printf("%s{\"id\":%" PRId64 ",\"time_ns\":%" PRId64 ",\"uid\":%"
-	    PRId64 ",\"pid\":%" PRId64 ",", s->n++ ? "," : "{\"audit\":[",
-	    m->num[A_ID], m->num[A_TIME], m->num[A_UID], m->num[A_PID]);
+	json_item(ctx, "{\"audit\":[");
+	printf("{\"id\":%" PRId64 ",\"time_ns\":%" PRId64 ",\"uid\":%" PRId64,
+	    m->num[A_ID], m->num[A_TIME], m->num[A_UID]);
+	json_user(stdout, "user", m->num[A_UID]);
+	printf(",\"pid\":%" PRId64 ",", m->num[A_PID]);
 	json_field(stdout, "action", m->str[A_ACTION]);
 	audit_json_num(m, A_ENTRY, "entry");
 	audit_json_num(m, A_TRASH, "trash_uid");
+	json_user(stdout, "trash_user", PROTO_HAS(m, A_TRASH) ?
+	    m->num[A_TRASH] : -1);
 	audit_json_num(m, A_OWNER, "owner_uid");
+	json_user(stdout, "owner", PROTO_HAS(m, A_OWNER) ?
+	    m->num[A_OWNER] : -1);
 	printf(",");
 	json_field(stdout, "fs", m->str[A_FS]);
 	printf(",");
@@ -123,6 +199,7 @@ static const struct option cmd_audit_opts[] = {
 	{ "since", required_argument, NULL, 'S' },
 	{ "until", required_argument, NULL, 'U' },
 	{ "limit", required_argument, NULL, 'n' },
+	CMD_TABLE_OPTS,
 	CMD_COMMON_OPTS,
 	{ NULL, 0, NULL, 0 }
 };
@@ -131,7 +208,7 @@ static int
 cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 {
 	const struct cmd_entry *e = &cmd_audit_entry;
-	struct audit_state s = { 0 };
+	struct audit_state s;
 	struct proto_buf b;
 	/* The last of each option wins: a message has each filter once. */
 	int64_t num[A_MAX];
@@ -186,12 +263,20 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 		case 'h':
 			return cmd_help(e);
 		default:
+			if (cmd_table_opt(ctx, ch))
+				break;
 			return cmd_usage_error(e, NULL);
 		}
 	}
 	if (optind != argc) {
 		free(path);
 		return cmd_usage_error(e, "no arguments");
+	}
+	if ((r = tbl_init(&s.t, ctx, e, audit_cols, 0)) != 0 ||
+	    (ctx->raw && s.t.map[AU_DETAILS] >= 0)) {
+		free(path);
+		return r != 0 ? r : cmd_usage_error(e, "DETAILS is not for "
+		    "--raw, which has its fields in columns");
 	}
 	proto_init(&b, MSG_AUDIT);
 	for (a = 0; a < A_MAX; a++) {
@@ -204,14 +289,17 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 	free(path);
 	ctx->vis_flags |= VIS_DQ;
 	r = ctl_request(ctx, &b, cmd_audit_msg, &s);
+	tbl_print(&s.t);
 	return r;
 }
 
 const struct cmd_entry cmd_audit_entry = {
 	.name = "audit",
 	.usage = "[-u actor] [-O owner] [-p path] [-A action] [-r result] "
-	    "[-S time] [-U time] [-n count] [-j]",
+	    "[-S time] [-U time] [-n count] [-j] [--output cols] [--raw] "
+	    "[--noheadings]",
 	.help = "query the audit log (admins)",
 	.opts = cmd_audit_opts,
+	.cols = audit_cols,
 	.exec = cmd_audit_exec,
 };

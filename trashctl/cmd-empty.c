@@ -27,9 +27,11 @@ empty_dry_entry(struct ctx *ctx, struct empty_state *s,
 	char size[16], user[64];
 
 	if (ctx->json) {
-		printf("%s{\"id\":%" PRId64 ",\"uid\":%" PRId64 ",",
-		    s->n++ ? "," : "{\"dry_run\":true,\"entries\":[",
+		json_item(ctx, "{\"dry_run\":true,\"entries\":[");
+		printf("{\"id\":%" PRId64 ",\"uid\":%" PRId64,
 		    m->num[A_ID], m->num[A_UID]);
+		json_user(stdout, "user", m->num[A_UID]);
+		printf(",");
 		json_field(stdout, "fs", fs);
 		printf(",");
 		json_field(stdout, "path", m->str[A_PATH]);
@@ -72,8 +74,8 @@ cmd_empty_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	if (m->type != MSG_OK)
 		return 0;
 	if (s->dry && ctx->json) {
-		printf("%s],\"count\":%" PRId64 ",\"bytes\":%" PRId64 "}\n",
-		    s->n ? "" : "{\"dry_run\":true,\"entries\":[",
+		json_items_end(ctx, "{\"dry_run\":true,\"entries\":[");
+		printf(",\"count\":%" PRId64 ",\"bytes\":%" PRId64 "}\n",
 		    m->num[A_COUNT], m->num[A_BYTES]);
 	} else if (s->dry) {
 		fmt_size(size, sizeof(size), m->num[A_BYTES]);

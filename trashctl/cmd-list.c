@@ -9,9 +9,27 @@
 
 #include "trashctl.h"
 
+/* The columns of its table; the ones marked TBL_DEFAULT without --output. */
+enum { L_ID, L_DELETED, L_TIME, L_SIZE, L_FL, L_USER, L_UID, L_DELETER,
+    L_STATE, L_FS, L_NAME, L_PATH };
+static const struct tbl_col list_cols[] = {
+	[L_ID] =	{ "ID",		TBL_DEFAULT | TBL_RIGHT },
+	[L_DELETED] =	{ "DELETED",	TBL_DEFAULT },
+	[L_TIME] =	{ "TIME",	0 },
+	[L_SIZE] =	{ "SIZE",	TBL_DEFAULT | TBL_RIGHT },
+	[L_FL] =	{ "FL",		TBL_DEFAULT },
+	[L_USER] =	{ "USER",	TBL_ALL },
+	[L_UID] =	{ "UID",	TBL_RIGHT },
+	[L_DELETER] =	{ "DELETER",	0 },
+	[L_STATE] =	{ "STATE",	0 },
+	[L_FS] =	{ "FS",		0 },
+	[L_NAME] =	{ "NAME",	0 },
+	[L_PATH] =	{ "PATH",	TBL_DEFAULT },
+	{ NULL, 0 }
+};
+
 struct list_state {
-	bool	 all;
-	int64_t	 n;
+	struct tbl	 t;
 };
 
 /* The absolute path an entry had, as its owner knew it. */
@@ -27,19 +45,78 @@ list_path(const struct proto_msg *m, char *buf, size_t len)
 		    m->str[A_PATH]);
 }
 
+static void
+list_json(struct ctx *ctx, const struct proto_msg *m, const char *path)
+{
+	uint32_t fl = (uint32_t)m->num[A_FLAGS];
+
+	json_item(ctx, "{\"entries\":[");
+	printf("{\"id\":%" PRId64 ",\"uid\":%" PRId64, m->num[A_ID],
+	    m->num[A_UID]);
+	json_user(stdout, "user", m->num[A_UID]);
+	printf(",\"owner\":%" PRId64 ",\"deleter\":%" PRId64 ",",
+	    m->num[A_OWNER], m->num[A_DELETER]);
+	json_field(stdout, "fs", m->str[A_FS]);
+	printf(",");
+	json_field(stdout, "path", m->str[A_PATH] ? path : NULL);
+	printf(",");
+	json_field(stdout, "name", m->str[A_NAME]);
+	printf(",\"deleted_ns\":%" PRId64 ",\"size\":%" PRId64
+	    ",\"secure\":%s,\"undelete\":%s,\"state\":",
+	    m->num[A_TIME], m->num[A_SIZE],
+	    fl & FS_SECRM_FL ? "true" : "false",
+	    fl & FS_UNRM_FL ? "true" : "false");
+	json_str(stdout, m->str[A_STATE]);
+	printf("}");
+}
+
+static void
+list_row(struct tbl *t, const struct proto_msg *m, const char *path)
+{
+	char buf[32];
+	uint32_t fl = (uint32_t)m->num[A_FLAGS];
+
+	tbl_row(t);
+	tbl_fmt(t, L_ID, "%" PRId64, m->num[A_ID]);
+	fmt_age(buf, sizeof(buf), m->num[A_TIME]);
+	tbl_str(t, L_DELETED, buf);
+	fmt_time(buf, sizeof(buf), m->num[A_TIME]);
+	tbl_str(t, L_TIME, buf);
+	fmt_size(buf, sizeof(buf), m->num[A_SIZE]);
+	tbl_str(t, L_SIZE, buf);
+	tbl_fmt(t, L_FL, "%c%c", fl & FS_SECRM_FL ? 's' : '-',
+	    fl & FS_UNRM_FL ? 'u' : '-');
+	tbl_user(t, L_USER, m->num[A_UID]);
+	tbl_fmt(t, L_UID, "%" PRId64, m->num[A_UID]);
+	tbl_user(t, L_DELETER, m->num[A_DELETER]);
+	tbl_str(t, L_STATE, m->str[A_STATE]);
+	tbl_str(t, L_FS, m->str[A_FS]);
+	tbl_str(t, L_NAME, m->str[A_NAME]);
+	/* The one that is going says so, where people look. */
+	if (strcmp(m->str[A_STATE], "wiping") == 0 && !t->ctx->raw)
+		tbl_fmt(t, L_PATH, "%s (wiping)", path);
+	else
+		tbl_str(t, L_PATH, path);
+}
+
 static int
 cmd_list_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
 	struct list_state *s = arg;
-	char path[PROTO_STR_MAX * 2 + 32], age[32], size[16], user[64];
-	uint32_t fl = (uint32_t)m->num[A_FLAGS];
+	char path[PROTO_STR_MAX * 2 + 32], size[16];
 
 	if (m->type == MSG_OK) {
 		if (ctx->json) {
-			printf("%s],\"count\":%" PRId64 ",\"bytes\":%" PRId64
-			    "}\n", s->n ? "" : "{\"entries\":[",
-			    m->num[A_COUNT], m->num[A_BYTES]);
-		} else if (s->n > 0) {
+			json_items_end(ctx, "{\"entries\":[");
+			printf(",\"count\":%" PRId64 ",\"bytes\":%" PRId64
+			    "}\n", m->num[A_COUNT], m->num[A_BYTES]);
+			return 0;
+		}
+		tbl_print(&s->t);
+		/* --raw, --noheadings: the table alone, for scripts. */
+		if (ctx->raw || ctx->noheadings)
+			return 0;
+		if (s->t.rows > 0) {
 			fmt_size(size, sizeof(size), m->num[A_BYTES]);
 			printf("%" PRId64 " entr%s, %s\n", m->num[A_COUNT],
 			    m->num[A_COUNT] == 1 ? "y" : "ies", size);
@@ -51,41 +128,10 @@ cmd_list_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	if (m->type != MSG_ENTRY)
 		return 0;
 	list_path(m, path, sizeof(path));
-	if (ctx->json) {
-		printf("%s{\"id\":%" PRId64 ",\"uid\":%" PRId64 ",\"owner\":%"
-		    PRId64 ",\"deleter\":%" PRId64 ",",
-		    s->n++ ? "," : "{\"entries\":[", m->num[A_ID],
-		    m->num[A_UID], m->num[A_OWNER], m->num[A_DELETER]);
-		json_field(stdout, "fs", m->str[A_FS]);
-		printf(",");
-		json_field(stdout, "path", m->str[A_PATH] ? path : NULL);
-		printf(",");
-		json_field(stdout, "name", m->str[A_NAME]);
-		printf(",\"deleted_ns\":%" PRId64 ",\"size\":%" PRId64
-		    ",\"secure\":%s,\"undelete\":%s,\"state\":",
-		    m->num[A_TIME], m->num[A_SIZE],
-		    fl & FS_SECRM_FL ? "true" : "false",
-		    fl & FS_UNRM_FL ? "true" : "false");
-		json_str(stdout, m->str[A_STATE]);
-		printf("}");
-		return 0;
-	}
-	if (s->n++ == 0)
-		printf("%8s %-10s %6s %-2s %s%s\n", "ID", "DELETED", "SIZE",
-		    "FL", s->all ? "USER     " : "", "ORIGINAL PATH");
-	fmt_age(age, sizeof(age), m->num[A_TIME]);
-	fmt_size(size, sizeof(size), m->num[A_SIZE]);
-	if (s->all)
-		printf("%8" PRId64 " %-10s %6s %c%c %-8s %s%s\n", m->num[A_ID],
-		    age, size, fl & FS_SECRM_FL ? 's' : '-',
-		    fl & FS_UNRM_FL ? 'u' : '-',
-		    user_name(m->num[A_UID], user, sizeof(user)), path,
-		    strcmp(m->str[A_STATE], "wiping") == 0 ? " (wiping)" : "");
+	if (ctx->json)
+		list_json(ctx, m, path);
 	else
-		printf("%8" PRId64 " %-10s %6s %c%c %s%s\n", m->num[A_ID], age,
-		    size, fl & FS_SECRM_FL ? 's' : '-',
-		    fl & FS_UNRM_FL ? 'u' : '-', path,
-		    strcmp(m->str[A_STATE], "wiping") == 0 ? " (wiping)" : "");
+		list_row(&s->t, m, path);
 	return 0;
 }
 
@@ -98,6 +144,7 @@ static const struct option cmd_list_opts[] = {
 	{ "secure", no_argument, NULL, 'S' },
 	{ "undelete", no_argument, NULL, 'U' },
 	{ "limit", required_argument, NULL, 'n' },
+	CMD_TABLE_OPTS,
 	CMD_COMMON_OPTS,
 	{ NULL, 0, NULL, 0 }
 };
@@ -106,10 +153,11 @@ static int
 cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 {
 	const struct cmd_entry *e = &cmd_list_entry;
-	struct list_state s = { 0 };
+	struct list_state s;
 	struct proto_buf b;
 	const char *why;
 	int64_t v, flags = 0;
+	bool all = false;
 	char *p;
 	int ch, r;
 
@@ -119,7 +167,7 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 		switch (ch) {
 		case 'a':
 			proto_num(&b, A_ALL, 1);
-			s.all = true;
+			all = true;
 			break;
 		case 'u':
 			if (parse_user(optarg, &v) < 0)
@@ -152,6 +200,8 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 		case 'h':
 			return cmd_help(e);
 		default:
+			if (cmd_table_opt(ctx, ch))
+				break;
 			return cmd_usage_error(e, NULL);
 		}
 	}
@@ -166,15 +216,20 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 		proto_str(&b, A_PREFIX, p);
 		free(p);
 	}
+	if ((r = tbl_init(&s.t, ctx, e, list_cols, all ? TBL_ALL : 0)) != 0)
+		return r;
 	r = ctl_request(ctx, &b, cmd_list_msg, &s);
+	/* Cut short (trashd gone): what came is still shown. */
+	tbl_print(&s.t);
 	return r;
 }
 
 const struct cmd_entry cmd_list_entry = {
 	.name = "list",
 	.usage = "[-aSU] [-u user] [-o time] [-N time] [-n count] [-j] "
-	    "[path]",
+	    "[--output cols] [--raw] [--noheadings] [path]",
 	.help = "list the entries of your trash, newest last",
 	.opts = cmd_list_opts,
+	.cols = list_cols,
 	.exec = cmd_list_exec,
 };

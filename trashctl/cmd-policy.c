@@ -47,15 +47,17 @@ cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	bool limits = PROTO_HAS(m, A_QUOTA);
 
 	if (m->type == MSG_OK) {
-		if (ctx->json)
-			printf("%s]}\n", s->n ? "" : "{\"policies\":[");
+		if (ctx->json) {
+			json_items_end(ctx, "{\"policies\":[");
+			printf("}\n");
+		}
 		return 0;
 	}
 	if (m->type != MSG_POLICY)
 		return 0;
 	if (ctx->json) {
-		printf("%s{\"kind\":\"%s\"", s->n++ ? "," : "{\"policies\":[",
-		    kind);
+		json_item(ctx, "{\"policies\":[");
+		printf("{\"kind\":\"%s\"", kind);
 		if (PROTO_HAS(m, A_XID))
 			printf(",\"id\":%" PRId64, m->num[A_XID]);
 		if (PROTO_HAS(m, A_QUOTA)) {

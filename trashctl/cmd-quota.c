@@ -6,8 +6,21 @@
 
 #include "trashctl.h"
 
+enum { Q_USER, Q_UID, Q_FS, Q_ENTRIES, Q_USED, Q_QUOTA, Q_USE, Q_RETENTION };
+static const struct tbl_col quota_cols[] = {
+	[Q_USER] =	{ "USER",	TBL_DEFAULT },
+	[Q_UID] =	{ "UID",	TBL_RIGHT },
+	[Q_FS] =	{ "FILESYSTEM",	TBL_DEFAULT },
+	[Q_ENTRIES] =	{ "ENTRIES",	TBL_DEFAULT | TBL_RIGHT },
+	[Q_USED] =	{ "USED",	TBL_DEFAULT | TBL_RIGHT },
+	[Q_QUOTA] =	{ "QUOTA",	TBL_DEFAULT | TBL_RIGHT },
+	[Q_USE] =	{ "USE%",	TBL_DEFAULT | TBL_RIGHT },
+	[Q_RETENTION] =	{ "RETENTION",	TBL_DEFAULT | TBL_RIGHT },
+	{ NULL, 0 }
+};
+
 struct quota_state {
-	int64_t	 n;
+	struct tbl	 t;
 };
 
 /* The limits as they were set: 90d stays 90d, 7d stays 7d. */
@@ -24,25 +37,31 @@ static int
 cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
 	struct quota_state *s = arg;
-	char user[64], used[16], quota[40], ret[40], pct[16];
+	char used[16], quota[40], ret[40], pct[16];
 	int64_t q = PROTO_HAS(m, A_QUOTA) ? m->num[A_QUOTA] : -1;
 	int64_t r = PROTO_HAS(m, A_RETENTION) ? m->num[A_RETENTION] : -1;
 
 	if (m->type == MSG_OK) {
-		if (ctx->json)
-			printf("%s]}\n", s->n ? "" : "{\"usage\":[");
-		else if (s->n == 0)
+		if (ctx->json) {
+			json_items_end(ctx, "{\"usage\":[");
+			printf("}\n");
+			return 0;
+		}
+		tbl_print(&s->t);
+		if (s->t.rows == 0 && !ctx->raw && !ctx->noheadings)
 			printf("no usage\n");
 		return 0;
 	}
 	if (m->type != MSG_USAGE)
 		return 0;
 	if (ctx->json) {
-		printf("%s{", s->n++ ? "," : "{\"usage\":[");
+		json_item(ctx, "{\"usage\":[");
+		printf("{");
 		json_field(stdout, "fs", m->str[A_FS]);
-		printf(",\"uid\":%" PRId64 ",\"count\":%" PRId64 ",\"bytes\":%"
-		    PRId64 ",", m->num[A_UID], m->num[A_COUNT],
-		    m->num[A_BYTES]);
+		printf(",\"uid\":%" PRId64, m->num[A_UID]);
+		json_user(stdout, "user", m->num[A_UID]);
+		printf(",\"count\":%" PRId64 ",\"bytes\":%" PRId64 ",",
+		    m->num[A_COUNT], m->num[A_BYTES]);
 		json_field(stdout, "quota_text", m->str[A_QUOTA_TEXT]);
 		printf(",");
 		json_field(stdout, "retention_text",
@@ -51,10 +70,6 @@ cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		    r);
 		return 0;
 	}
-	if (s->n++ == 0)
-		printf("%-10s %-20s %7s %7s %7s %5s %9s\n", "USER",
-		    "FILESYSTEM", "ENTRIES", "USED", "QUOTA", "USE%",
-		    "RETENTION");
 	fmt_size(used, sizeof(used), m->num[A_BYTES]);
 	quota_limit(quota, sizeof(quota), q, m->str[A_QUOTA_TEXT], true);
 	quota_limit(ret, sizeof(ret), r, m->str[A_RETENTION_TEXT], false);
@@ -63,9 +78,15 @@ cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		    m->num[A_BYTES] * 100 / q);
 	else
 		snprintf(pct, sizeof(pct), "-");
-	printf("%-10s %-20s %7" PRId64 " %7s %7s %5s %9s\n",
-	    user_name(m->num[A_UID], user, sizeof(user)), m->str[A_FS],
-	    m->num[A_COUNT], used, quota, pct, ret);
+	tbl_row(&s->t);
+	tbl_user(&s->t, Q_USER, m->num[A_UID]);
+	tbl_fmt(&s->t, Q_UID, "%" PRId64, m->num[A_UID]);
+	tbl_str(&s->t, Q_FS, m->str[A_FS]);
+	tbl_fmt(&s->t, Q_ENTRIES, "%" PRId64, m->num[A_COUNT]);
+	tbl_str(&s->t, Q_USED, used);
+	tbl_str(&s->t, Q_QUOTA, quota);
+	tbl_str(&s->t, Q_USE, pct);
+	tbl_str(&s->t, Q_RETENTION, ret);
 	return 0;
 }
 
@@ -73,6 +94,7 @@ cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 static const struct option cmd_quota_opts[] = {
 	{ "user", required_argument, NULL, 'u' },
 	{ "all", no_argument, NULL, 'a' },
+	CMD_TABLE_OPTS,
 	CMD_COMMON_OPTS,
 	{ NULL, 0, NULL, 0 }
 };
@@ -81,10 +103,10 @@ static int
 cmd_quota_exec(struct ctx *ctx, int argc, char **argv)
 {
 	const struct cmd_entry *e = &cmd_quota_entry;
-	struct quota_state s = { 0 };
+	struct quota_state s;
 	struct proto_buf b;
 	int64_t v;
-	int ch;
+	int ch, r;
 
 	proto_init(&b, MSG_QUOTA);
 	while ((ch = getopt_long(argc, argv, "ahju:", cmd_quota_opts,
@@ -105,18 +127,25 @@ cmd_quota_exec(struct ctx *ctx, int argc, char **argv)
 		case 'h':
 			return cmd_help(e);
 		default:
+			if (cmd_table_opt(ctx, ch))
+				break;
 			return cmd_usage_error(e, NULL);
 		}
 	}
 	if (optind != argc)
 		return cmd_usage_error(e, "no arguments");
-	return ctl_request(ctx, &b, cmd_quota_msg, &s);
+	if ((r = tbl_init(&s.t, ctx, e, quota_cols, 0)) != 0)
+		return r;
+	r = ctl_request(ctx, &b, cmd_quota_msg, &s);
+	tbl_print(&s.t);
+	return r;
 }
 
 const struct cmd_entry cmd_quota_entry = {
 	.name = "quota",
-	.usage = "[-a] [-u user] [-j]",
+	.usage = "[-a] [-u user] [-j] [--output cols] [--raw] [--noheadings]",
 	.help = "show trash usage against quota and retention",
 	.opts = cmd_quota_opts,
+	.cols = quota_cols,
 	.exec = cmd_quota_exec,
 };

@@ -30,8 +30,6 @@ cmd_restore_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	switch (m->type) {
 	case MSG_PROGRESS:
 		s->total = m->num[A_TOTAL];
-		if (ctx->json)
-			printf("{\"results\":[");
 		s->first = true;
 		return 0;
 	case MSG_RESULT:
@@ -42,9 +40,9 @@ cmd_restore_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		if (err != 0)
 			s->failed++;
 		if (ctx->json) {
-			printf("%s{\"id\":%" PRId64 ",\"errno\":%" PRId64
-			    ",", s->first ? "" : ",", m->num[A_ID],
-			    err);
+			json_item(ctx, "{\"results\":[");
+			printf("{\"id\":%" PRId64 ",\"errno\":%" PRId64
+			    ",", m->num[A_ID], err);
 			json_field(stdout, "to", m->str[A_TO]);
 			printf(",");
 			json_field(stdout, "message", m->str[A_MESSAGE]);
@@ -64,9 +62,9 @@ cmd_restore_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	case MSG_OK:
 		progress_end(ctx);
 		if (ctx->json) {
-			printf("%s],\"restored\":%" PRId64 ",\"failed\":%"
-			    PRId64 "}\n", s->total ? "" : "{\"results\":[",
-			    m->num[A_DONE], m->num[A_FAILED]);
+			json_items_end(ctx, "{\"results\":[");
+			printf(",\"restored\":%" PRId64 ",\"failed\":%"
+			    PRId64 "}\n", m->num[A_DONE], m->num[A_FAILED]);
 		} else if (s->total > 1 || m->num[A_FAILED] > 0) {
 			printf("restored %" PRId64 " of %" PRId64 " entr%s",
 			    m->num[A_DONE], s->total, s->total == 1 ? "y" :

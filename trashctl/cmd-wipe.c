@@ -8,19 +8,14 @@
 
 #include "trashctl.h"
 
-struct wipe_state {
-	int64_t	 n;
-};
-
 static int
 cmd_wipe_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
-	struct wipe_state *s = arg;
-
+	(void)arg;
 	if (m->type == MSG_RESULT) {
 		if (ctx->json) {
-			printf("%s{\"id\":%" PRId64 ",\"errno\":%" PRId64
-			    ",", s->n++ ? "," : "{\"results\":[",
+			json_item(ctx, "{\"results\":[");
+			printf("{\"id\":%" PRId64 ",\"errno\":%" PRId64 ",",
 			    m->num[A_ID], m->num[A_ERRNO]);
 			json_field(stdout, "path", m->str[A_PATH]);
 			printf(",");
@@ -38,10 +33,11 @@ cmd_wipe_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	}
 	if (m->type != MSG_OK)
 		return 0;
-	if (ctx->json)
-		printf("%s],\"queued\":%" PRId64 ",\"failed\":%" PRId64 "}\n",
-		    s->n ? "" : "{\"results\":[", m->num[A_DONE],
-		    m->num[A_FAILED]);
+	if (ctx->json) {
+		json_items_end(ctx, "{\"results\":[");
+		printf(",\"queued\":%" PRId64 ",\"failed\":%" PRId64 "}\n",
+		    m->num[A_DONE], m->num[A_FAILED]);
+	}
 	return m->num[A_FAILED] > 0 ? EXIT_SOME : 0;
 }
 
@@ -56,7 +52,6 @@ static int
 cmd_wipe_exec(struct ctx *ctx, int argc, char **argv)
 {
 	const struct cmd_entry *e = &cmd_wipe_entry;
-	struct wipe_state s = { 0 };
 	struct proto_buf b;
 	int64_t v;
 	char *p;
@@ -96,7 +91,7 @@ cmd_wipe_exec(struct ctx *ctx, int argc, char **argv)
 		proto_str(&b, A_PATH, p);
 		free(p);
 	}
-	return ctl_request(ctx, &b, cmd_wipe_msg, &s);
+	return ctl_request(ctx, &b, cmd_wipe_msg, NULL);
 }
 
 const struct cmd_entry cmd_wipe_entry = {

@@ -61,7 +61,27 @@ cmd_help(const struct cmd_entry *e)
 		printf(" --%s%s", o->name, o->has_arg == required_argument ?
 		    "=" : "");
 	printf("\n");
+	if (e->cols != NULL)
+		tbl_help(e->cols);
 	return EXIT_OK;
+}
+
+/* --output, --raw, --noheadings: true if @ch was one of them. */
+bool
+cmd_table_opt(struct ctx *ctx, int ch)
+{
+	switch (ch) {
+	case OPT_OUTPUT:
+		ctx->output = optarg;
+		return true;
+	case OPT_RAW:
+		ctx->raw = true;
+		return true;
+	case OPT_NOHEADINGS:
+		ctx->noheadings = true;
+		return true;
+	}
+	return false;
 }
 
 int

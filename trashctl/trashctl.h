@@ -28,6 +28,13 @@ struct ctx {
 	int		 vis_flags;	/* vis.h VIS_*: how strings are shown */
 	int		 timeout_ms;
 	const char	*prog;
+	/* Tables (table.c): --output, --raw, --noheadings. */
+	const char	*output;
+	bool		 raw;		/* also: client.c leaves strings as bytes */
+	bool		 noheadings;
+	/* JSON: the reply's array is open (json_item()); an error closes it. */
+	bool		 json_open;
+	int64_t		 json_n;
 };
 
 /* ---- cmd.c: the command table ---- */
@@ -39,6 +46,8 @@ struct cmd_entry {
 	const char	*help;
 	/* Its getopt_long() table: "-h" lists the long names from it. */
 	const struct option *opts;
+	/* Its table's columns, for -h (NULL: it prints no table). */
+	const struct tbl_col *cols;
 	int		(*exec)(struct ctx *, int argc, char **argv);
 };
 
@@ -60,12 +69,59 @@ int	 cmd_help(const struct cmd_entry *);
 #define CMD_COMMON_OPTS \
 	{ "json", no_argument, NULL, 'j' }, \
 	{ "help", no_argument, NULL, 'h' }
+/*
+ * Options of the commands that print a table: long ones only, as -o,
+ * -O, -r and -n already mean other things there (--older-than, --owner,
+ * --result, --limit).  cmd_table_opt() takes them.
+ */
+enum { OPT_OUTPUT = 0x100, OPT_RAW, OPT_NOHEADINGS };
+#define CMD_TABLE_OPTS \
+	{ "output", required_argument, NULL, OPT_OUTPUT }, \
+	{ "raw", no_argument, NULL, OPT_RAW }, \
+	{ "noheadings", no_argument, NULL, OPT_NOHEADINGS }
+bool	 cmd_table_opt(struct ctx *, int ch);
 
 /* ---- client.c: one request, its reply ---- */
 typedef int (*ctl_msg_fn)(struct ctx *, const struct proto_msg *, void *);
 
 int	 ctl_request(struct ctx *, struct proto_buf *, ctl_msg_fn, void *);
 int	 ctl_exit_code(int err);
+
+/* ---- table.c: tables through libsmartcols ---- */
+#define TBL_DEFAULT	0x01	/* shown without --output */
+#define TBL_RIGHT	0x02	/* aligned right: numbers */
+#define TBL_TRUNC	0x04	/* may be cut to fit the terminal */
+#define TBL_ALL		0x08	/* shown by default with -a: whose */
+#define TBL_RAWDEF	0x10	/* shown with --raw without --output */
+#define TBL_MAX		16
+
+struct tbl_col {
+	const char	*name;		/* its header, and its --output name */
+	unsigned	 flags;
+};
+
+struct libscols_table;
+struct libscols_line;
+
+struct tbl {
+	struct ctx	*ctx;
+	const struct tbl_col *cols;	/* ended by a NULL name */
+	int		 map[TBL_MAX];	/* column -> its place, -1: not shown */
+	size_t		 nout;
+	struct libscols_table *t;
+	struct libscols_line *ln;
+	int64_t		 rows;
+};
+
+int	 tbl_init(struct tbl *, struct ctx *, const struct cmd_entry *,
+	    const struct tbl_col *, unsigned extra);
+void	 tbl_row(struct tbl *);
+void	 tbl_str(struct tbl *, int col, const char *);
+void	 tbl_fmt(struct tbl *, int col, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+void	 tbl_user(struct tbl *, int col, int64_t uid);
+void	 tbl_print(struct tbl *);
+void	 tbl_help(const struct tbl_col *);
 
 /* ---- util.c ---- */
 void	 fmt_size(char *, size_t, int64_t bytes);
@@ -75,12 +131,16 @@ void	 fmt_limit(char *, size_t, int64_t, const char *text, bool size);
 void	 fmt_time(char *, size_t, int64_t ns);
 void	 json_str(FILE *, const char *);
 void	 json_field(FILE *, const char *key, const char *);
+void	 json_user(FILE *, const char *key, int64_t uid);
+void	 json_item(struct ctx *, const char *head);
+void	 json_items_end(struct ctx *, const char *head);
 void	 vis_fputs(FILE *, const char *, int flags);
 int	 parse_count(const char *, int64_t *);
 int	 parse_when(const char *, int64_t *ns, const char **why);
 int	 parse_user(const char *, int64_t *uid);
 int	 parse_group(const char *, int64_t *gid);
 const char *user_name(int64_t uid, char *, size_t);
+const char *user_lookup(int64_t uid);
 char	*abs_path(const char *);
 void	 progress(struct ctx *, int64_t done, int64_t total);
 void	 progress_end(struct ctx *);

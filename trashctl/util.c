@@ -170,6 +170,45 @@ json_field(FILE *f, const char *key, const char *s)
 }
 
 /*
+ * ,"KEY":"NAME" for a uid's user name, or ,"KEY":null when the system
+ * has none (the uid itself is in a number field beside it).
+ */
+void
+json_user(FILE *f, const char *key, int64_t uid)
+{
+	const char *name = uid >= 0 ? user_lookup(uid) : NULL;
+
+	fputc(',', f);
+	if (name == NULL)
+		fprintf(f, "\"%s\":null", key);
+	else
+		json_field(f, key, name);
+}
+
+/*
+ * Before each element of a reply's array: @head (such as
+ * {"entries":[ ) before the first, a comma before the others.  While the
+ * array is open, an error closes it and the object (client.c): the
+ * output stays one valid JSON document, however the reply ends.
+ */
+void
+json_item(struct ctx *ctx, const char *head)
+{
+	fputs(ctx->json_n++ ? "," : head, stdout);
+	ctx->json_open = true;
+}
+
+/* The end of the array (@head first if it had no element). */
+void
+json_items_end(struct ctx *ctx, const char *head)
+{
+	if (ctx->json_n == 0)
+		fputs(head, stdout);
+	fputs("]", stdout);
+	ctx->json_open = false;
+}
+
+/*
  * @s escaped for a terminal (vis.h) on @f: the one way trashctl prints
  * what it did not write itself.
  */
@@ -265,13 +304,58 @@ parse_group(const char *s, int64_t *gid)
 	return 0;
 }
 
+/*
+ * The user name of @uid as the system has it, not escaped; or NULL.
+ * Remembered: an audit of 10000 rows names a few users, and a uid
+ * without a name costs a read of all of /etc/passwd (or worse, of a
+ * directory service) each time, slow enough for trashd to take this
+ * client for stalled.
+ */
+const char *
+user_lookup(int64_t uid)
+{
+	static struct {
+		int64_t	 uid;
+		bool	 named;
+		char	 name[64];
+	} cache[64];
+	static bool init;
+	struct passwd *pw;
+	size_t i;
+
+	if (uid < 0 || uid > UINT32_MAX - 1)
+		return NULL;
+	if (!init) {
+		for (i = 0; i < sizeof(cache) / sizeof(cache[0]); i++)
+			cache[i].uid = -1;
+		init = true;
+	}
+	i = (size_t)uid % (sizeof(cache) / sizeof(cache[0]));
+	if (cache[i].uid != uid) {
+		cache[i].uid = uid;
+		pw = getpwuid((uid_t)uid);
+		/* A name too long to keep: asked for each time. */
+		cache[i].named = pw != NULL &&
+		    strlen(pw->pw_name) < sizeof(cache[i].name);
+		if (cache[i].named)
+			snprintf(cache[i].name, sizeof(cache[i].name), "%s",
+			    pw->pw_name);
+		else if (pw != NULL) {
+			cache[i].uid = -1;
+			return pw->pw_name;
+		}
+	}
+	return cache[i].named ? cache[i].name : NULL;
+}
+
+/* @uid's name escaped for a terminal, or the number. */
 const char *
 user_name(int64_t uid, char *buf, size_t len)
 {
-	struct passwd *pw;
+	const char *name = user_lookup(uid);
 
-	if (uid >= 0 && (pw = getpwuid((uid_t)uid)) != NULL)
-		vis_str(buf, len, pw->pw_name, 0);
+	if (name != NULL)
+		vis_str(buf, len, name, 0);
 	else
 		snprintf(buf, len, "%" PRId64, uid);
 	return buf;

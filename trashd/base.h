@@ -62,6 +62,9 @@ int	 xasprintf(char **, const char *, ...)
 int64_t	 now_ns(void);
 
 /* ---- config.c ---- */
+/* A value's text kept for showing (the protocol's PROTO_TEXT_MAX, + NUL). */
+#define CONFIG_TEXT_MAX	32
+
 struct config_fs {
 	char		*path;
 	int		 watermark;	/* percent free, -1: the default */
@@ -74,6 +77,9 @@ struct config {
 	bool		 create_trash;
 	uint64_t	 quota;		/* bytes per user and fs, 0: none */
 	int64_t		 retention;	/* seconds, 0: forever */
+	/* Those two as written in the file, shown back so; "": not known. */
+	char		 quota_text[CONFIG_TEXT_MAX];
+	char		 retention_text[CONFIG_TEXT_MAX];
 	unsigned	 watermark;	/* percent free, 0: off */
 	int64_t		 grace;		/* seconds before a +s entry is wiped */
 	int64_t		 min_age;	/* seconds, 0: off */

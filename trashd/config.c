@@ -254,6 +254,31 @@ config_set(struct config *c, const struct config_key *k, const char *v,
 	return -EINVAL;
 }
 
+/*
+ * The quota's and the retention's text, as written: "policy get default"
+ * shows "retention 90d" as the file says it, not 7776000 nor 12w.  Not
+ * for unlimited and forever (0, which say themselves), nor for a text
+ * too long to keep (then shown in the largest exact unit).
+ */
+static void
+config_keep_text(struct config *c, const struct config_key *k, const char *v)
+{
+	char *text;
+	bool zero;
+
+	if (k->off == offsetof(struct config, quota)) {
+		text = c->quota_text;
+		zero = c->quota == 0;
+	} else if (k->off == offsetof(struct config, retention)) {
+		text = c->retention_text;
+		zero = c->retention == 0;
+	} else {
+		return;
+	}
+	if (!zero && strlen(v) < CONFIG_TEXT_MAX)
+		snprintf(text, CONFIG_TEXT_MAX, "%s", v);
+}
+
 static int
 config_add_fs(struct config *c, char **w, size_t nw, char *msg, size_t len)
 {
@@ -483,6 +508,7 @@ config_line(struct config *c, bool *seen, char *line, char *msg, size_t len)
 			snprintf(msg, len, "%s: \"%s\": %s", w[0], w[1], why);
 		return -EINVAL;
 	}
+	config_keep_text(c, &config_keys[i], w[1]);
 	return config_check_sizes(c, msg, len);
 }
 

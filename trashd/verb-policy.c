@@ -70,10 +70,13 @@ control_policy_defaults(struct control_conn *c)
 		control_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL, true,
 		    &d->fs[i], r == 0 ? wm : -1);
 	}
-	/* trashd.conf's values have no text here: shown in their unit. */
+	/* trashd.conf's, as written there (config_keep_text()). */
 	p.quota = (int64_t)d->conf->quota;
 	p.retention = d->conf->retention;
-	p.quota_text[0] = p.retention_text[0] = '\0';
+	snprintf(p.quota_text, sizeof(p.quota_text), "%s",
+	    d->conf->quota_text);
+	snprintf(p.retention_text, sizeof(p.retention_text), "%s",
+	    d->conf->retention_text);
 	control_policy_msg(c, PROTO_KIND_CONFIG, -1, &p, false, NULL, 0);
 	for (i = 0; i < d->nfs; i++)
 		control_policy_msg(c, PROTO_KIND_CONFIG, -1, NULL, true,

@@ -67,5 +67,9 @@ want -r audit "-"
 want denied audit -r ""
 want FILE audit --path ""
 want root audit --owner "r"
+# issue 13 (wt-cli13): the columns of --output, also after a comma.
+want PATH list --output ""
+want id,SIZE list --output "id,S"
+want DETAILS audit --output "D"
 [ $fail -eq 0 ] && echo "ok: trashctl's completion offers every option"
 exit $fail

@@ -28,6 +28,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1752,7 +1753,8 @@ test_audit_forge(void **state)
 	free(out);
 
 	/* Each record one line, as many as JSON has records. */
-	check_rc(ctl(e, &ROOT, &out, "audit", "-u", "70001"), 0, out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-u", "70001", "--noheadings"),
+	    0, out);
 	check_rc(ctl(e, &ROOT, &json, "audit", "-u", "70001", "--json"), 0,
 	    json);
 	/* No forged line: none starts as the fake record does. */
@@ -1764,7 +1766,8 @@ test_audit_forge(void **state)
 	free(json);
 	free(out);
 	/* The restore: exactly one record, the name in it literally. */
-	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restore"), 0, out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "restore",
+	    "--noheadings"), 0, out);
 	assert_int_equal(assert_terminal_safe(out), 1);
 	expect_str(out, "path=\"home/a/f\\x0a2030-01-01 00:00:00 root");
 	expect_str(out, "entry=1 path=\\x22etc/shadow\\x22: ok: restored, "
@@ -3491,7 +3494,7 @@ test_cli_audit_filters(void **state)
 	free(out);
 	/* The same filters as text: one line a row. */
 	check_rc(ctl(e, &ROOT, &out, "audit", "-O", "70002", "-A",
-	    "purged"), 0, out);
+	    "purged", "--noheadings"), 0, out);
 	assert_int_equal(count_str(out, "\n"), 1);
 	expect_str(out, "path=\"home/b/z\"");
 	free(out);
@@ -3754,6 +3757,402 @@ test_cli_duration_as_given(void **state)
 	free(out);
 }
 
+/*
+ * ==== issue 13, "The CLI an admin can live in", the rest (wt-cli13):
+ * tables through libsmartcols, JSON valid however a reply ends, users by
+ * name, trashd.conf's limits as written ====
+ */
+
+/*
+ * trashctl -s @sock ARGS... as @w: its standard output only (stderr to
+ * /dev/null: a JSON reader gets stdout), in *@out.  Its exit code.
+ */
+static int
+cli13_run(const char *sock, const struct who *w, char **out,
+    const char *const *args)
+{
+	char *argv[32], *buf = NULL;
+	size_t len = 0, cap = 0;
+	int p[2], status, n = 0, null;
+	ssize_t r;
+	pid_t pid;
+
+	argv[n++] = (char *)"trashctl";
+	argv[n++] = (char *)"-s";
+	argv[n++] = (char *)sock;
+	for (; *args != NULL && n < 30; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		dup2(p[1], 1);
+		if ((null = open("/dev/null", O_WRONLY)) < 0 ||
+		    dup2(null, 2) < 0 || chdir("/") < 0)
+			_exit(125);
+		setenv("ASAN_OPTIONS", "exitcode=99", 1);
+		drop_to(w);
+		execv(trashctl_bin, argv);
+		exec_failed(w);
+	}
+	close(p[1]);
+	for (;;) {
+		if (len + 4096 > cap) {
+			cap = (len + 4096) * 2;
+			buf = xreallocarray(buf, cap, 1);
+		}
+		if ((r = read(p[0], buf + len, cap - len - 1)) <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(p[0]);
+	buf[len] = '\0';
+	waitpid(pid, &status, 0);
+	*out = buf;
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+#define CLI13(sock, w, out, ...) \
+	cli13_run(sock, w, out, (const char *const []){ __VA_ARGS__, NULL })
+
+/*
+ * @json read by a real JSON parser (python3's), then @check, a Python
+ * expression on it (d), must hold.
+ */
+static void
+cli13_json_ok(struct env *e, const char *json, const char *check)
+{
+	char file[PATH_MAX], cmd[2 * PATH_MAX + 512];
+	int rc;
+
+	snprintf(file, sizeof(file), "%s/cli13.json", e->t.root);
+	tl_write_file(file, json, strlen(json));
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json, sys; "
+	    "d = json.load(open(sys.argv[1], \"rb\")); "
+	    "sys.exit(0 if (%s) else 1)' %s", check, file);
+	if ((rc = system(cmd)) != 0)
+		fail_msg("not valid JSON, or not (%s): exit %d:\n%s", check,
+		    rc, json);
+}
+
+/*
+ * A fake trashd on @sock: takes one request, answers @n messages of
+ * @type (each with the attributes a real one has), then closes the
+ * connection in the middle of the reply, as a trashd that died would.
+ */
+static pid_t
+cli13_fake(const char *sock, uint16_t type, int n)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct proto_buf b;
+	char req[4096];
+	pid_t pid;
+	int fd, c, i, len;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	unlink(sock);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid != 0) {
+		close(fd);
+		return pid;
+	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	alarm(10);
+	if ((c = accept(fd, NULL, NULL)) < 0 || read(c, req, sizeof(req)) <= 0)
+		_exit(1);
+	for (i = 0; i < n; i++) {
+		proto_init(&b, type);
+		/* Only what each reply may carry (common/proto.c). */
+		if (type == MSG_POLICY) {
+			proto_num(&b, A_KIND, PROTO_KIND_DEFAULT);
+			proto_num(&b, A_QUOTA, 1024);
+			proto_num(&b, A_RETENTION, 60);
+		} else if (type == MSG_USAGE) {
+			proto_num(&b, A_UID, UA);
+			proto_num(&b, A_COUNT, 1);
+			proto_num(&b, A_BYTES, 1);
+		} else if (type == MSG_FS) {
+			proto_num(&b, A_TOTAL, 1);
+		} else {
+			proto_num(&b, A_ID, i + 1);
+			proto_num(&b, A_UID, UA);
+			proto_num(&b, A_TIME, 1700000000000000000LL);
+		}
+		if (type == MSG_ENTRY) {
+			proto_num(&b, A_SIZE, 1);
+			proto_num(&b, A_FLAGS, 0);
+			proto_str(&b, A_STATE, "trashed");
+		} else if (type == MSG_AUDIT_ROW) {
+			proto_num(&b, A_PID, 1);
+			proto_str(&b, A_ACTION, "trashed");
+			proto_str(&b, A_RESULT, "ok");
+		}
+		proto_str(&b, A_FS, "/srv");
+		if (type == MSG_ENTRY || type == MSG_AUDIT_ROW) {
+			/* Not UTF-8, with controls: lossless, valid JSON. */
+			proto_str(&b, A_PATH,
+			    "home/a/bad\xff\x1b[2J\xc2\x9b\"\\");
+			proto_str(&b, A_NAME, "n\xfe");
+		}
+		if ((len = proto_finish(&b)) < 0 ||
+		    write(c, b.data, (size_t)len) != len)
+			_exit(1);
+	}
+	/* Half a message, then gone. */
+	proto_init(&b, type);
+	proto_str(&b, A_PATH, "home/a/cut");
+	if ((len = proto_finish(&b)) > 8 &&
+	    write(c, b.data, (size_t)len / 2) != len / 2)
+		_exit(1);
+	_exit(0);
+}
+
+/*
+ * A reply cut in the middle (trashd died, the socket closed): --json
+ * still prints one valid JSON document, the array closed and the error
+ * in the same object, for every command with an array; with no element
+ * yet, the error alone.  A real JSON parser reads each.
+ */
+static void
+test_cli13_json_broken(void **state)
+{
+	static const struct {
+		const char	*args[5];
+		uint16_t	 type;
+		const char	*key;
+	} cmds[] = {
+		{ { "list", "--json", NULL }, MSG_ENTRY, "entries" },
+		{ { "audit", "--json", NULL }, MSG_AUDIT_ROW, "audit" },
+		{ { "quota", "--json", NULL }, MSG_USAGE, "usage" },
+		{ { "status", "--json", NULL }, MSG_FS, "filesystems" },
+		{ { "policy", "--json", "get", "default", NULL }, MSG_POLICY,
+		    "policies" },
+		{ { "empty", "--json", "--dry-run", NULL }, MSG_ENTRY,
+		    "entries" },
+	};
+	struct env *e = *state;
+	char sock[PATH_MAX], check[256], *out = NULL;
+	size_t i;
+	pid_t pid;
+	int n;
+
+	snprintf(sock, sizeof(sock), "%s/fake.sock", e->t.root);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		for (n = 0; n <= 3; n += 3) {
+			pid = cli13_fake(sock, cmds[i].type, n);
+			check_rc(cli13_run(sock, &ROOT, &out, cmds[i].args),
+			    3, out);
+			waitpid(pid, NULL, 0);
+			if (n == 0)
+				snprintf(check, sizeof(check), "list(d) == "
+				    "[\"error\"] and d[\"error\"][\"message\"]");
+			else
+				snprintf(check, sizeof(check), "len(d[\"%s\"]) "
+				    "== %d and d[\"error\"][\"errno\"] > 0",
+				    cmds[i].key, n);
+			cli13_json_ok(e, out, check);
+			free(out);
+		}
+	}
+	/* The names are still exact, in the cut reply too. */
+	pid = cli13_fake(sock, MSG_ENTRY, 2);
+	check_rc(CLI13(sock, &ROOT, &out, "list", "--json"), 3, out);
+	waitpid(pid, NULL, 0);
+	cli13_json_ok(e, out, "__import__(\"base64\").b64decode(d[\"entries\"]"
+	    "[1][\"path_b64\"]) == b\"/srv/home/a/bad\\xff\\x1b[2J\\xc2\\x9b"
+	    "\\\"\\\\\"");
+	free(out);
+	/* The real one, stopped under a list: the same shape. */
+	stop(e);
+	check_rc(CLI13(e->sock, &A, &out, "list", "--json"), 3, out);
+	cli13_json_ok(e, out, "list(d) == [\"error\"]");
+	free(out);
+	start(e);
+}
+
+/* Names a terminal must not get raw, as in stage_esc(). */
+static void
+cli13_assert_no_double(const char *out)
+{
+	/* libsmartcols' own encoding of the '\' of ours: never. */
+	if (strstr(out, "\\x5cx") != NULL)
+		fail_msg("escaped twice:\n%s", out);
+}
+
+/*
+ * Tables through libsmartcols: escaping exactly as strong as before
+ * (ESC, BEL, raw and UTF-8 C1, bytes not UTF-8, a new line), once, in
+ * the aligned table and with --raw; the columns --output picks, in its
+ * order; --noheadings.
+ */
+static void
+test_cli13_table_escape(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL, *p;
+	size_t i, n, blanks;
+
+	stage_esc(e);
+	check_rc(ctl(e, &A, &out, "list"), 0, out);
+	assert_int_equal(assert_terminal_safe(out), ESC_N + 2);
+	expect_str(out, "esc\\x1b]0;owned\\x07.txt");
+	expect_str(out, "c1\\xc2\\x9b2J.txt");
+	expect_str(out, "caf\xc3\xa9 \xe6\x96\x87.txt");
+	cli13_assert_no_double(out);
+	free(out);
+	/* --raw: the header, one line per entry, no total; blanks escaped. */
+	check_rc(ctl(e, &A, &out, "list", "--raw", "--output",
+	    "id,name,path"), 0, out);
+	assert_int_equal(assert_terminal_safe(out), ESC_N + 1);
+	assert_true(strncmp(out, "ID NAME PATH\n", 13) == 0);
+	expect_str(out, "esc\\x1b]0;owned\\x07.txt");
+	expect_str(out, "csi\\x9b2J.txt");
+	expect_str(out, "c1\\xc2\\x9b2J.txt");
+	expect_str(out, "bad\\xff.txt");
+	expect_str(out, "nl\\x0a2030-01-01\\x2000:00:00");
+	expect_str(out, " n0\\x1b[2J\\x9b\\xc2\\x9b\\xff ");
+	cli13_assert_no_double(out);
+	/* Three fields a line, however the names go. */
+	for (p = out + 13, i = 0; i < ESC_N; i++) {
+		n = strcspn(p, "\n");
+		for (blanks = 0; n > 0; n--)
+			blanks += *p++ == ' ';
+		assert_int_equal(blanks, 2);
+		p++;
+	}
+	free(out);
+	/* The audit too, raw: its fields in columns, none quoted away. */
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "trashed", "--raw",
+	    "--noheadings"), 0, out);
+	assert_int_equal(assert_terminal_safe(out), ESC_N);
+	expect_str(out, "esc\\x1b]0;owned\\x07.txt");
+	cli13_assert_no_double(out);
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "trashed", "--output",
+	    "action,path"), 0, out);
+	assert_int_equal(assert_terminal_safe(out), ESC_N + 1);
+	expect_str(out, "esc\\x1b]0;owned\\x07.txt");
+	cli13_assert_no_double(out);
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "--raw", "--output",
+	    "details"), 2, out);
+	free(out);
+
+	/* Columns: those named, in that order; + adds to the default. */
+	check_rc(ctl(e, &A, &out, "list", "--output", "SIZE,ID", "-n", "1"),
+	    0, out);
+	if (strcmp(out, "SIZE ID\n  1B  7\n1 entry, 1B\n") != 0)
+		fail_msg("list --output SIZE,ID:\n%s", out);
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "--output", "+uid", "-n", "1"),
+	    0, out);
+	expect_str(out, "ID DELETED");
+	expect_str(out, " PATH ");
+	expect_str(out, " UID\n");
+	expect_str(out, " 70001\n");
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "--noheadings", "--output",
+	    "id"), 0, out);
+	assert_int_equal(count_str(out, "\n"), ESC_N);
+	assert_null(strstr(out, "ID"));
+	assert_null(strstr(out, "entries"));
+	free(out);
+	check_rc(ctl(e, &A, &out, "list", "--output", "id,bogus"), 2, out);
+	expect_str(out, "bogus: no such column");
+	free(out);
+	check_rc(ctl(e, &A, &out, "quota", "--noheadings", "--output",
+	    "entries,uid"), 0, out);
+	expect_str(out, "7 70001\n");
+	free(out);
+	check_rc(ctl(e, &A, &out, "status", "--raw", "--output",
+	    "entries"), 0, out);
+	assert_string_equal(out, "ENTRIES\n7\n");
+	free(out);
+	/* -h names the columns, the default ones starred. */
+	check_rc(ctl(e, &A, &out, "list", "-h"), 0, out);
+	expect_str(out, "columns (--output): ID* DELETED* TIME SIZE* FL* "
+	    "USER ");
+	free(out);
+}
+
+/*
+ * Users by name where the system has one (root here), else the number;
+ * JSON has the number and "user" (null without a name).
+ */
+static void
+test_cli13_users(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL;
+
+	stage_str(e, 0, "r", "root/r", "root's");
+	stage_str(e, UA, "a", "home/a/a", "a's");
+	wait_count(e, 0, 1);
+	wait_count(e, UA, 1);
+	check_rc(ctl(e, &ROOT, &out, "list", "-a", "--json"), 0, out);
+	expect_str(out, "\"uid\":0,\"user\":\"root\",");
+	expect_str(out, "\"uid\":70001,\"user\":null,");
+	cli13_json_ok(e, out, "len(d[\"entries\"]) == 2");
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "list", "-a", "--output", "user,uid",
+	    "--noheadings"), 0, out);
+	expect_str(out, "root      0\n");
+	expect_str(out, "70001 70001\n");
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "quota", "-a", "--json"), 0, out);
+	expect_str(out, "\"uid\":0,\"user\":\"root\",");
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "status", "--json"), 0, out);
+	expect_str(out, "\"uid\":0,\"user\":\"root\",");
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "status"), 0, out);
+	expect_str(out, "you: root (uid 0) (admin)");
+	free(out);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "trashed", "--json"), 0,
+	    out);
+	expect_str(out, "\"uid\":0,\"user\":\"root\",");
+	expect_str(out, "\"owner_uid\":0,\"owner\":\"root\",");
+	expect_str(out, "\"owner_uid\":70001,\"owner\":null,");
+	cli13_json_ok(e, out, "len(d[\"audit\"]) == 2");
+	free(out);
+}
+
+/*
+ * trashd.conf's quota and retention shown by "policy get default" as the
+ * file says them: 14d, not 2w; 1024M, not 1G.
+ */
+static void
+test_cli13_conf_typed(void **state)
+{
+	struct env *e = *state;
+	char buf[2 * PATH_MAX + 512], *out = NULL;
+
+	stop(e);
+	snprintf(buf, sizeof(buf), "database %s\nfilesystem %s\nsocket %s\n"
+	    "admin-group %d\nclient-timeout %ds\nretention 14d\n"
+	    "quota 1024M\nwatermark 0%%\ngrace 1h\n", e->t.db, e->t.fs,
+	    e->sock, GADM, TIMEOUT);
+	tl_write_file(e->conf, buf, strlen(buf));
+	start(e);
+	check_rc(ctl(e, &ADM, &out, "policy", "get", "default"), 0, out);
+	expect_str(out, "trashd.conf: quota 1024M, retention 14d\n");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "policy", "--json", "get", "default"), 0,
+	    out);
+	expect_str(out, "\"kind\":\"config\",\"quota_text\":\"1024M\","
+	    "\"retention_text\":\"14d\",\"quota\":1073741824,"
+	    "\"retention\":1209600");
+	free(out);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -3834,6 +4233,15 @@ main(int argc, char *argv[])
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_cli_duration_as_given,
 		    setup, teardown),
+		/* issue 13: the CLI, the rest (wt-cli13) */
+		cmocka_unit_test_setup_teardown(test_cli13_json_broken, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_cli13_table_escape,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli13_users, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_cli13_conf_typed, setup,
+		    teardown),
 	};
 
 	if (argc != 3) {
