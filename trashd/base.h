@@ -119,8 +119,9 @@ extern const size_t caps_nkept;
  *
  * daemon.c opens and closes it; each layer keeps its own part here, the
  * upper layers' as pointers this layer does not look into.
- * control_init() adds its listener (trashd.c calls it after
- * daemon_open(), so the unit tests' daemons have none) and its state.
+ * control_init() adds its state (trashd.c calls it after daemon_open(),
+ * so the unit tests' daemons have none), and front_attach() the clients
+ * the front process hands over.
  */
 struct db;
 struct tfs;
