@@ -741,8 +741,9 @@ front_main(struct front *f, pid_t parent)
 		fatalx("front: event_base_new");
 	fp.chan_ev = event_new(fp.base, fp.chan, EV_READ | EV_PERSIST,
 	    front_chan, NULL);
+	/* Backlog 0: libevent leaves listen() to front_attach(). */
 	fp.lev = evconnlistener_new(fp.base, front_accept, NULL,
-	    LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_DISABLED, -1, f->lfd);
+	    LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_DISABLED, 0, f->lfd);
 	if (fp.chan_ev == NULL || fp.lev == NULL ||
 	    event_add(fp.chan_ev, NULL) < 0)
 		fatalx("front: cannot listen");

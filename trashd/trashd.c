@@ -211,7 +211,6 @@ main(int argc, char *argv[])
 	d.conffile = xstrdup(conffile);
 	if (control_init(&d) < 0)
 		fatalx("control: cannot start");
-	front_attach(front, &d);
 	ev_term = evsignal_new(base, SIGTERM, trashd_sig_exit, &d);
 	ev_int = evsignal_new(base, SIGINT, trashd_sig_exit, &d);
 	ev_hup = evsignal_new(base, SIGHUP, trashd_sig_hup, &d);
@@ -219,6 +218,8 @@ main(int argc, char *argv[])
 	    evsignal_add(ev_term, NULL) || evsignal_add(ev_int, NULL) ||
 	    evsignal_add(ev_hup, NULL))
 		fatalx("cannot add signal events");
+	/* Clients now: one that connects is answered, SIGTERM is handled. */
+	front_attach(front, &d);
 	log_info("started, %zu filesystem%s", d.nfs, d.nfs == 1 ? "" : "s");
 	notify_ready(&d);
 	r = event_base_dispatch(base);
