@@ -4122,6 +4122,7 @@ test_front_restart(void **state)
 		out = NULL;
 		msleep(10);
 	}
+	free(out);
 	assert_true(g != 0 && g != f);
 	assert_true(mono_ms() - t0 < 2000 * slow);
 	check_rc(ctl(e, &B, &out, "status"), 0, out);
