@@ -14,9 +14,10 @@
  * Connections are capped per uid and in all; a client has client-timeout
  * seconds to send each whole request and to take each reply, or it is
  * closed; nothing a client does blocks another.  Each message is checked
- * before use: a wrong version or an oversized length gets an error and
- * the connection is closed (its framing cannot be trusted any more); a
- * malformed or unknown request gets an error and the connection goes on.
+ * before use, here again behind the front's checks: a wrong version or an
+ * oversized length gets an error and the connection is closed (its
+ * framing cannot be trusted any more); a malformed or unknown request gets
+ * an error and the connection goes on (the front closes it first).
  * Every request, allowed or denied, is audited with the peer's uid and pid.
  */
 #include <errno.h>

@@ -152,6 +152,8 @@ static void	front_chan(evutil_socket_t, short, void *);
 static void
 front_chan_watch(bool write)
 {
+	if (fp.chan_ev == NULL)
+		return;		/* before the loop: front_main() flushes */
 	event_del(fp.chan_ev);
 	event_assign(fp.chan_ev, fp.base, fp.chan, EV_READ | EV_PERSIST |
 	    (write ? EV_WRITE : 0), front_chan, NULL);
@@ -748,6 +750,7 @@ front_main(struct front *f, pid_t parent)
 	    event_add(fp.chan_ev, NULL) < 0)
 		fatalx("front: cannot listen");
 	evconnlistener_set_error_cb(fp.lev, front_accept_error);
+	fqueue_flush();
 	front_jail(empty, uid, gid, name);
 	free(empty);
 	/* Credentials changed: the death signal is set again, after. */
