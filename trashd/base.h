@@ -42,6 +42,7 @@ struct ident {
 
 /* ---- log.c ---- */
 void	log_init(int to_stderr, int verbose);
+void	log_sink(void (*)(int pri, const char *line));
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
@@ -127,8 +128,9 @@ extern const size_t caps_nkept;
  *
  * daemon.c opens and closes it; each layer keeps its own part here, the
  * upper layers' as pointers this layer does not look into.
- * control_init() adds its listener (trashd.c calls it after
- * daemon_open(), so the unit tests' daemons have none) and its state.
+ * control_init() adds its state (trashd.c calls it after daemon_open(),
+ * so the unit tests' daemons have none), and front_attach() the clients
+ * the front process hands over.
  */
 struct db;
 struct tfs;

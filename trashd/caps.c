@@ -31,9 +31,17 @@ const int caps_kept[] = {
 	 * Restores run in a child that takes the caller's uid, gid and
 	 * groups (setgroups, setresgid, setresuid), so that it writes only
 	 * where the caller could; the daemon itself never changes ids.
+	 * The front process takes its unprivileged user with them.
 	 */
 	CAP_SETGID,
 	CAP_SETUID,
+	/*
+	 * The front process (front.c), which reads the clients' requests,
+	 * is forked again after a crash: it chroots into an empty
+	 * directory before it takes an unprivileged user (CAP_SETUID,
+	 * CAP_SETGID above) and drops every capability.
+	 */
+	CAP_SYS_CHROOT,
 	/*
 	 * The wipe worker overwrites a file only under a write lease
 	 * (wipe.c, wipe_lease()): the kernel's word that no one else has

@@ -1,32 +1,35 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The control socket: a unix stream socket (mode 0666) that every local
- * user reaches.  The peer's uid, gid, pid and supplementary groups are
- * read once at accept (SO_PEERCRED, SO_PEERGROUPS) and stored on the
- * connection; nothing a client says about itself is believed.  Admins
- * are uid 0 and, with "admin-group", the peers that hold that group at
- * connect time.
+ * The control socket's requests, in the privileged daemon.  Clients do
+ * not reach this process: the front process (front.c) accepts them on
+ * the unix socket (mode 0666) that every local user reaches, reads the
+ * peer's uid, gid, pid and supplementary groups once at accept
+ * (SO_PEERCRED, SO_PEERGROUPS), checks each request, and hands each client
+ * over as one end of a socketpair with those credentials, which are
+ * stored on the connection (control_client()); nothing a client says
+ * about itself is believed, nor SO_PEERCRED of the pair (the front's).
+ * Admins are uid 0 and, with "admin-group", the peers that hold that
+ * group at connect time.
  *
  * Connections are capped per uid and in all; a client has client-timeout
  * seconds to send each whole request and to take each reply, or it is
  * closed; nothing a client does blocks another.  Each message is checked
- * before use: a wrong version or an oversized length gets an error and
- * the connection is closed (its framing cannot be trusted any more); a
- * malformed or unknown request gets an error and the connection goes on.
+ * before use, here again behind the front's checks: a wrong version or an
+ * oversized length gets an error and the connection is closed (its
+ * framing cannot be trusted any more); a malformed or unknown request gets
+ * an error and the connection goes on (the front closes it first).
  * Every request, allowed or denied, is audited with the peer's uid and pid.
  */
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
-#include <event2/listener.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "proto.h"
@@ -35,8 +38,6 @@
 /* Connections in all and per uid: far above any honest use. */
 #define CONTROL_CONNS_MAX	512
 #define CONTROL_CONNS_UID	64
-/* Groups of a peer we look at; NGROUPS_MAX is 65536 but nobody has so many. */
-#define CONTROL_GROUPS_MAX	1024
 
 /* ---- dispatch ---- */
 
@@ -229,31 +230,6 @@ control_is_admin(struct trashd *d, const struct peer *p)
 }
 
 static int
-control_peer_creds(int fd, struct peer *p)
-{
-	struct ucred uc;
-	socklen_t len = sizeof(uc);
-	gid_t *g;
-
-	memset(p, 0, sizeof(*p));
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
-		return -errno;
-	p->uid = uc.uid;
-	p->gid = uc.gid;
-	p->pid = uc.pid;
-	/* The groups the peer held at connect(): as a file check sees them. */
-	g = xcalloc(CONTROL_GROUPS_MAX, sizeof(*g));
-	len = CONTROL_GROUPS_MAX * sizeof(*g);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
-		free(g);
-		return errno == ERANGE ? -E2BIG : -errno;
-	}
-	p->groups = g;
-	p->ngroups = (int)(len / sizeof(*g));
-	return 0;
-}
-
-static int
 control_count_uid(struct control *ctl, uid_t uid)
 {
 	struct control_conn *c;
@@ -315,92 +291,46 @@ control_refuse(int fd, int err, const char *msg)
 	close(fd);
 }
 
-static void
-control_accept(struct evconnlistener *lev, evutil_socket_t fd,
-    struct sockaddr *sa, int salen, void *arg)
+/*
+ * A client, as the front process hands it over: its end of a socketpair,
+ * and its credentials as the front read them at accept (SO_PEERCRED on
+ * the pair would name the front).  @p's groups are taken.
+ */
+void
+control_client(struct trashd *d, int fd, struct peer *p)
 {
-	struct trashd *d = arg;
 	struct control *ctl = d->control;
-	struct peer p;
-	int r;
 
-	(void)lev;
-	(void)sa;
-	(void)salen;
-	if ((r = control_peer_creds(fd, &p)) < 0) {
-		log_warnx("control: peer credentials: %s", strerror(-r));
-		control_refuse(fd, -r, "cannot read your credentials");
-		return;
-	}
 	if (ctl->nconns >= CONTROL_CONNS_MAX ||
-	    control_count_uid(ctl, p.uid) >= CONTROL_CONNS_UID) {
+	    control_count_uid(ctl, p->uid) >= CONTROL_CONNS_UID) {
 		log_warnx("control: uid %u pid %d: too many connections",
-		    (unsigned)p.uid, (int)p.pid);
+		    (unsigned)p->uid, (int)p->pid);
 		control_refuse(fd, EUSERS, "too many connections");
-		free(p.groups);
+		free(p->groups);
 		return;
 	}
-	p.admin = control_is_admin(d, &p);
+	p->admin = control_is_admin(d, p);
 	evutil_make_socket_nonblocking(fd);
-	(void)control_conn_new(d, fd, &p);
+	(void)control_conn_new(d, fd, p);
 }
 
-static void
-control_accept_error(struct evconnlistener *lev, void *arg)
+/* A request the front refused (malformed): audited as the old ones were. */
+void
+control_refused(struct trashd *d, uid_t uid, pid_t pid, const char *target,
+    const char *result)
 {
-	(void)lev;
-	(void)arg;
-	/* EMFILE and the like: the pending connection waits its turn. */
-	log_warn("control: accept");
-}
+	struct audit_rec a = { .uid = uid, .pid = pid,
+	    .action = "ctl-refused", .result = result, .trash_uid = -1,
+	    .owner_uid = -1, .path = NULL,
+	    .detail = target[0] ? target : "-" };
 
-/* Bind the socket, mode 0666, replacing a stale one. */
-static int
-control_bind(const char *path)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd, r;
-
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			close(fd);
-			return -EEXIST;
-		}
-		/* A live trashd answers: never steal its socket. */
-		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 ||
-		    errno == EAGAIN) {
-			close(fd);
-			return -EADDRINUSE;
-		}
-		close(fd);
-		(void)unlink(path);
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
-		    SOCK_NONBLOCK, 0);
-		if (fd < 0)
-			return -errno;
-	}
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-	    chmod(path, 0666) < 0 || listen(fd, 128) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	return fd;
+	audit_record(d, &a);
 }
 
 int
 control_init(struct trashd *d)
 {
 	struct control *ctl;
-	char *dir, *slash;
-	int fd;
 
 	if (d->base == NULL)
 		return 0;
@@ -408,28 +338,6 @@ control_init(struct trashd *d)
 	TAILQ_INIT(&ctl->conns);
 	ctl->started_ns = now_ns();
 	d->control = ctl;
-	if (d->conf->socket == NULL || d->conf->socket[0] == '\0')
-		return 0;	/* fuzzing: connections made by hand */
-	ctl->path = xstrdup(d->conf->socket);
-	/* /run/trashd: root's, others may only traverse it. */
-	dir = xstrdup(ctl->path);
-	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
-		*slash = '\0';
-		if (mkdir(dir, 0755) == 0)
-			(void)chmod(dir, 0755);
-	}
-	free(dir);
-	if ((fd = control_bind(ctl->path)) < 0) {
-		errno = -fd;
-		log_warn("control: %s", ctl->path);
-		return fd;
-	}
-	ctl->lev = evconnlistener_new(d->base, control_accept, d,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
-	if (ctl->lev == NULL)
-		fatalx("control: cannot listen");
-	evconnlistener_set_error_cb(ctl->lev, control_accept_error);
-	log_info("control: listening on %s", ctl->path);
 	return 0;
 }
 
@@ -443,11 +351,6 @@ control_close(struct trashd *d)
 	restore_stop_all(d);
 	while (!TAILQ_EMPTY(&ctl->conns))
 		control_conn_free(TAILQ_FIRST(&ctl->conns));
-	if (ctl->lev != NULL) {
-		evconnlistener_free(ctl->lev);
-		(void)unlink(ctl->path);
-	}
-	free(ctl->path);
 	free(ctl);
 	d->control = NULL;
 }

@@ -24,6 +24,8 @@
 
 static int log_to_stderr = 1;
 static int log_verbose;
+/* The front process's: its lines go to the parent, which logs them. */
+static void (*log_sink_fn)(int pri, const char *line);
 
 void
 log_init(int to_stderr, int verbose)
@@ -38,12 +40,31 @@ log_init(int to_stderr, int verbose)
 	tzset();
 }
 
+/*
+ * Send every line to @fn instead, unescaped (the receiver escapes it):
+ * for a process that can reach neither syslog nor a terminal.
+ */
+void
+log_sink(void (*fn)(int pri, const char *line))
+{
+	log_sink_fn = fn;
+}
+
 /* @line escaped, and ": strerror(@saved)" unless @saved is -1. */
 static void
 log_out(int pri, int saved, const char *line)
 {
 	char out[LOG_LINE_MAX];
 
+	if (log_sink_fn != NULL) {
+		if (saved >= 0) {
+			snprintf(out, sizeof(out), "%s: %s", line,
+			    strerror(saved));
+			line = out;
+		}
+		log_sink_fn(pri, line);
+		return;
+	}
 	vis_str(out, sizeof(out), line, 0);
 	if (log_to_stderr) {
 		if (saved >= 0)

@@ -91,7 +91,7 @@ int	 wipe_request(struct trashd *, int64_t id, int64_t actor_uid,
 	    int64_t actor_pid);
 
 /* ---- restore.c: restores as the caller, in a child process ---- */
-/* Who asked, as the control socket read it at accept (SO_PEERCRED). */
+/* Who asked, as the front process read it at accept (SO_PEERCRED). */
 struct peer {
 	uid_t		 uid;
 	gid_t		 gid;

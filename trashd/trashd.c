@@ -133,6 +133,7 @@ int
 main(int argc, char *argv[])
 {
 	struct event *ev_term, *ev_int, *ev_hup;
+	struct front *front = NULL;
 	struct trashd d;
 	struct config *conf;
 	struct event_base *base;
@@ -196,13 +197,20 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	if ((base = event_base_new()) == NULL)
 		fatalx("event_base_new");
+	/*
+	 * The front first, before the index and the trash directories are
+	 * opened: it inherits nothing of them (front.c).
+	 */
+	if (conf->socket != NULL && conf->socket[0] != '\0' &&
+	    (front = front_start(conf, base)) == NULL)
+		fatalx("cannot listen on %s", conf->socket);
 	notify_status("reconciling the index with %zu filesystem%s",
 	    conf->nfs, conf->nfs == 1 ? "" : "s");
 	if (daemon_open(&d, conf, base, err, sizeof(err)) < 0)
 		fatalx("%s", err);
 	d.conffile = xstrdup(conffile);
 	if (control_init(&d) < 0)
-		fatalx("cannot listen on %s", d.conf->socket);
+		fatalx("control: cannot start");
 	ev_term = evsignal_new(base, SIGTERM, trashd_sig_exit, &d);
 	ev_int = evsignal_new(base, SIGINT, trashd_sig_exit, &d);
 	ev_hup = evsignal_new(base, SIGHUP, trashd_sig_hup, &d);
@@ -210,6 +218,8 @@ main(int argc, char *argv[])
 	    evsignal_add(ev_term, NULL) || evsignal_add(ev_int, NULL) ||
 	    evsignal_add(ev_hup, NULL))
 		fatalx("cannot add signal events");
+	/* Clients now: one that connects is answered, SIGTERM is handled. */
+	front_attach(front, &d);
 	log_info("started, %zu filesystem%s", d.nfs, d.nfs == 1 ? "" : "s");
 	notify_ready(&d);
 	r = event_base_dispatch(base);
@@ -218,6 +228,7 @@ main(int argc, char *argv[])
 	event_free(ev_int);
 	event_free(ev_hup);
 	free(d.conffile);
+	front_stop(front);
 	control_close(&d);
 	daemon_close(&d);
 	event_base_free(base);

@@ -7,8 +7,10 @@
  *   main      trashd.c: options, signals, the event loop.  Includes this.
  *   daemon    daemon.c (daemon.h): open, reload, close; connects the
  *             services' hooks.
- *   front     control.c (control.h): the control socket; reads the
- *             clients' requests and calls the verb its table names.
+ *   front     front.c (front.h): the front process, which accepts the
+ *             clients and checks their requests, and the daemon's end of
+ *             its channel; control.c (control.h): the requests, in the
+ *             daemon: it calls the verb its table names.
  *   verbs     verb.h: verb-*.c, one file per request (as trashctl's
  *             cmd-*.c); select.c, the entries a restore or wipe names;
  *             conn.c, a connection's replies, deadline, audit record
@@ -23,18 +25,43 @@
  *   fs        fs.h: trash.c (the managed filesystems and their trash
  *             directories, held by fd), wipe.c (the secure wipe of one
  *             file).
- *   base      base.h: log.c, xmalloc.c, config.c, caps.c, notify.c
+ *   base      base.h: log.c, xmalloc.c, config.c, caps.c, child.c (the
+ *             one place that forks), notify.c
  *             (sd_notify), lock.c (one trashd per index), and struct
  *             trashd, the state every layer is handed, with the hooks
  *             through which the scan reports up.
  *
  * The daemon and the front stand side by side: neither calls the other.
  * The unit tests include this header, as main does.
+ *
+ * The processes (privilege separation, as OpenBSD's smtpd and ntpd), and
+ * what each may ask of another:
+ *
+ *   daemon    root with caps.c's capabilities; the index, the trash
+ *             directories, inotify, the listening socket (kept only to
+ *             hand to a new front, never accepted on).  Forks the others;
+ *             re-forks the front if it dies, after a short backoff.
+ *   front     front.c, "trashd-front": forked before the index and the
+ *             trash are opened; keeps only the listening socket and its
+ *             channel (SOCK_SEQPACKET) to the daemon; chroot into an empty
+ *             directory, user _trashd (else nobody, else 65534), no
+ *             groups, no capabilities, no_new_privs.  Accepts clients,
+ *             reads their SO_PEERCRED/SO_PEERGROUPS, checks every request
+ *             with the protocol's decoder and answers bad ones itself.  It
+ *             may ask the daemon three things: serve this client (one end
+ *             of a socketpair, SCM_RIGHTS, with its credentials, the only
+ *             ones the daemon believes), audit a refused request, log a
+ *             line.  It relays whole valid requests one way and replies
+ *             the other.  The daemon tells it one thing: start accepting.
+ *   restore   restore.c, one child per restore: the caller's uid, gid and
+ *             groups, its own fds; reports each entry on a pipe.
+ *   wipe      wipeq.c, "trashd-wipe": the .wipe dirs and a pipe, only
+ *             CAP_DAC_OVERRIDE and CAP_LEASE; reports each wipe.
  */
 #ifndef TRASHD_H
 #define TRASHD_H
 
-#include "control.h"
+#include "front.h"
 #include "daemon.h"
 
 #endif /* TRASHD_H */

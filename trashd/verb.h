@@ -66,8 +66,6 @@ struct control_conn {
 };
 
 struct control {
-	struct evconnlistener	*lev;
-	char			*path;
 	TAILQ_HEAD(, control_conn) conns;
 	size_t			 nconns;
 	int64_t			 started_ns;

@@ -406,14 +406,21 @@ t_proto_truncated() {
 }
 t_proto_malformed() {
 	# An unknown attribute, an unknown type, a number of 2 bytes: each an
-	# error, and the same connection then serves a status.
-	OUT=$(tbtool sock $SOCK "$(hdr $V 101 4)00630000$(hdr $V 999 0)$(hdr $V 101 6)00020002abcd$(hdr $V 100 0)")
-	check_eq "errors, then the status" \
-		"201 $EBADMSG malformed list request: attribute not allowed in this message
-201 $EBADMSG unknown request type 999
-201 $EBADMSG malformed list request: number not 8 bytes long
-208
+	# error from the front process, which passes none of them on, and
+	# the connection closed; a status before one is answered first.
+	OUT=$(tbtool sock $SOCK "$(hdr $V 100 0)$(hdr $V 101 4)00630000$(hdr $V 100 0)")
+	check_eq "a status, then the error, closed" \
+		"208
 200
+201 $EBADMSG malformed list request: attribute not allowed in this message
+eof" "$OUT"
+	OUT=$(tbtool sock $SOCK "$(hdr $V 999 0)$(hdr $V 100 0)")
+	check_eq "unknown type: error, closed" \
+		"201 $EBADMSG unknown request type 999
+eof" "$OUT"
+	OUT=$(tbtool sock $SOCK "$(hdr $V 101 6)00020002abcd$(hdr $V 100 0)")
+	check_eq "a number of 2 bytes: error, closed" \
+		"201 $EBADMSG malformed list request: number not 8 bytes long
 eof" "$OUT"
 	still_serving
 }
@@ -476,7 +483,7 @@ run_test "protocol: garbage gets an error, others served" t_proto_garbage
 run_test "protocol: another version refused" t_proto_version
 run_test "protocol: oversized request refused" t_proto_oversized
 run_test "protocol: truncated request gets an error" t_proto_truncated
-run_test "protocol: malformed requests, the connection goes on" t_proto_malformed
+run_test "protocol: malformed requests answered by the front, closed" t_proto_malformed
 run_test "protocol: stalled clients hold up nobody" t_proto_stalled
 run_test "protocol: refusals audited" t_proto_audited
 

@@ -14,9 +14,13 @@ took() { echo "took $((($(tbtool now) - $1) / 1000)) s"; }
 # its original path, owner and deleter; print the ms since T0 (tbtool now).
 # An upper bound: each trashctl run costs some 0.3 s on this kernel.
 wait_indexed() {
-	want="\"uid\":$1,\"owner\":$1,\"deleter\":$1,\"fs\":\"/mnt\",\"path\":\"$2\""
 	while :; do
-		if as "$1" trashctl -j list | grep -qF "$want"; then
+		# Each field on its own: the entry's object holds more (the
+		# user's name, after its uid).
+		if as "$1" trashctl -j list | grep -o '{[^{}]*}' |
+			grep -F "\"fs\":\"/mnt\",\"path\":\"$2\"," |
+			grep -F "\"uid\":$1," | grep -F "\"owner\":$1," |
+			grep -qF "\"deleter\":$1,"; then
 			echo $(($(tbtool now) - $3))
 			return 0
 		fi

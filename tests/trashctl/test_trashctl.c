@@ -1078,8 +1078,8 @@ test_protocol(void **state)
 	assert_true(raw_closed(&bad));
 	proto_close(&bad);
 
-	/* Malformed, unknown, and a reply as a request: the framing holds,
-	 * so each gets an error and the connection goes on. */
+	/* Malformed, unknown, and a reply as a request: answered by the
+	 * front process, which forwards none of them, and closed. */
 	assert_int_equal(raw_connect(e, &bad), 0);
 	hdr(buf, PROTOCOL_VERSION, MSG_LIST, 4);
 	buf[8] = 0;
@@ -1087,14 +1087,22 @@ test_protocol(void **state)
 	buf[10] = buf[11] = 0;
 	raw_send(&bad, buf, 12);
 	assert_int_equal(raw_error(&bad), EBADMSG);
-	assert_int_equal(raw_status(&bad), MSG_OK);
+	assert_true(raw_closed(&bad));
+	proto_close(&bad);
+	assert_int_equal(raw_connect(e, &bad), 0);
 	hdr(buf, PROTOCOL_VERSION, 150, 0);
 	raw_send(&bad, buf, 8);
 	assert_int_equal(raw_error(&bad), EBADMSG);
+	assert_true(raw_closed(&bad));
+	proto_close(&bad);
+	assert_int_equal(raw_connect(e, &bad), 0);
 	hdr(buf, PROTOCOL_VERSION, MSG_OK, 0);
 	raw_send(&bad, buf, 8);
 	assert_int_equal(raw_error(&bad), EBADMSG);
+	assert_true(raw_closed(&bad));
+	proto_close(&bad);
 	/* A string with a NUL, a number of the wrong size. */
+	assert_int_equal(raw_connect(e, &bad), 0);
 	hdr(buf, PROTOCOL_VERSION, MSG_LIST, 7);
 	buf[8] = 0;
 	buf[9] = A_PREFIX;
@@ -1103,6 +1111,11 @@ test_protocol(void **state)
 	memcpy(buf + 12, "/\0x", 3);
 	raw_send(&bad, buf, 15);
 	assert_int_equal(raw_error(&bad), EBADMSG);
+	assert_true(raw_closed(&bad));
+	proto_close(&bad);
+	/* After a good request, answered first. */
+	assert_int_equal(raw_connect(e, &bad), 0);
+	assert_int_equal(raw_status(&bad), MSG_OK);
 	hdr(buf, PROTOCOL_VERSION, MSG_LIST, 6);
 	buf[8] = 0;
 	buf[9] = A_UID;
@@ -1111,7 +1124,7 @@ test_protocol(void **state)
 	buf[12] = buf[13] = 0;
 	raw_send(&bad, buf, 14);
 	assert_int_equal(raw_error(&bad), EBADMSG);
-	assert_int_equal(raw_status(&bad), MSG_OK);
+	assert_true(raw_closed(&bad));
 	proto_close(&bad);
 
 	/* trashd never stopped serving, and audited the refusals. */
@@ -2476,10 +2489,12 @@ worker_pid(struct env *e)
 		snprintf(p, sizeof(p), "/proc/%s/stat", de->d_name);
 		if ((f = fopen(p, "re")) == NULL)
 			continue;
-		/* pid (comm) state ppid: comm may hold anything, even ")". */
+		/* pid (comm) state ppid: comm may hold anything, even ")".
+		 * The front process (trashd-front) is no worker. */
 		if (fgets(line, sizeof(line), f) != NULL &&
 		    (rp = strrchr(line, ')')) != NULL &&
-		    sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == e->pid)
+		    sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == e->pid &&
+		    strstr(line, "(trashd-front)") == NULL)
 			found = (pid_t)atoi(de->d_name);
 		fclose(f);
 	}
@@ -4153,6 +4168,376 @@ test_cli13_conf_typed(void **state)
 	free(out);
 }
 
+/* ---- issue 12: privilege separation, the front process (wt-privsep) ---- */
+
+/* trashd's front process: its child named trashd-front; 0 if none. */
+static pid_t
+pv_front(struct env *e)
+{
+	char p[64], line[512], *rp;
+	struct dirent *de;
+	pid_t found = 0;
+	long ppid;
+	DIR *d;
+	FILE *f;
+
+	assert_non_null(d = opendir("/proc"));
+	while (found == 0 && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/stat", de->d_name);
+		if ((f = fopen(p, "re")) == NULL)
+			continue;
+		if (fgets(line, sizeof(line), f) != NULL &&
+		    strstr(line, "(trashd-front)") != NULL &&
+		    (rp = strrchr(line, ')')) != NULL &&
+		    sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == e->pid)
+			found = (pid_t)atoi(de->d_name);
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+/* The front, once it has taken its user (it forks, then drops). */
+static pid_t
+pv_front_wait(struct env *e, int ms)
+{
+	char p[64], line[256];
+	pid_t pid = 0;
+	unsigned ruid = 0;
+	FILE *f;
+	int i;
+
+	for (i = 0; i < ms / 10 * slow; i++, msleep(10)) {
+		if ((pid = pv_front(e)) == 0)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+		if ((f = fopen(p, "re")) == NULL)
+			continue;
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "Uid: %u", &ruid) == 1)
+				break;
+		fclose(f);
+		if (ruid != 0)
+			return pid;
+	}
+	return 0;
+}
+
+/* "Uid:" or "Gid:" of /proc/PID/status: real, effective, saved, fs. */
+static void
+pv_ids(pid_t pid, const char *name, unsigned ids[4])
+{
+	char p[64], line[256];
+	size_t len = strlen(name);
+	FILE *f;
+	int n = 0;
+
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+	assert_non_null(f = fopen(p, "re"));
+	while (fgets(line, sizeof(line), f) != NULL && n != 4)
+		if (strncmp(line, name, len) == 0 && line[len] == ':')
+			n = sscanf(line + len + 1, "%u %u %u %u", &ids[0],
+			    &ids[1], &ids[2], &ids[3]);
+	fclose(f);
+	assert_int_equal(n, 4);
+}
+
+/*
+ * The process that reads the clients' requests holds nothing: not root
+ * (none of its ids), no capabilities (its bounding set at most the
+ * daemon's), no_new_privs, chrooted into an empty directory, and of fds
+ * only sockets (the listening one, its channel, its clients') and its
+ * event loop's; no index, no trash directory.  Old code: no such process.
+ */
+static void
+test_front_sandbox(void **state)
+{
+	struct env *e = *state;
+	struct proto_client c;
+	char p[PATH_MAX], link[PATH_MAX], empty[PATH_MAX];
+	unsigned ids[4];
+	struct dirent *de;
+	pid_t f;
+	ssize_t n;
+	DIR *d;
+	int i, nsock = 0;
+
+	/* A client connected: its socket is the front's, not trashd's. */
+	assert_int_equal(raw_connect(e, &c), 0);
+	assert_int_equal(raw_status(&c), MSG_OK);
+	assert_true((f = pv_front_wait(e, 2000)) > 0);
+	pv_ids(f, "Uid", ids);
+	for (i = 0; i < 4; i++)
+		assert_int_not_equal(ids[i], 0);
+	pv_ids(f, "Gid", ids);
+	for (i = 0; i < 4; i++)
+		assert_int_not_equal(ids[i], 0);
+	assert_int_equal(proc_status_hex(f, "CapEff"), 0);
+	assert_int_equal(proc_status_hex(f, "CapPrm"), 0);
+	assert_int_equal(proc_status_hex(f, "CapInh"), 0);
+	assert_int_equal(proc_status_hex(f, "CapAmb"), 0);
+	assert_int_equal(proc_status_hex(f, "CapBnd") &
+	    ~proc_status_hex(e->pid, "CapBnd"), 0);
+	assert_int_equal(proc_status_hex(f, "NoNewPrivs"), 1);
+	/* No supplementary groups. */
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)f);
+	{
+		char *st = NULL, line[256];
+		FILE *fp;
+
+		assert_non_null(fp = fopen(p, "re"));
+		while (fgets(line, sizeof(line), fp) != NULL)
+			if (strncmp(line, "Groups:", 7) == 0)
+				st = strdup(line);
+		fclose(fp);
+		assert_non_null(st);
+		assert_int_equal(strspn(st + 7, " \t\n"), strlen(st + 7));
+		free(st);
+	}
+
+	/* Its root: an empty directory, /var/empty or beside the socket. */
+	snprintf(p, sizeof(p), "/proc/%d/root", (int)f);
+	assert_true((n = readlink(p, link, sizeof(link) - 1)) > 0);
+	link[n] = '\0';
+	snprintf(empty, sizeof(empty), "%s/run/empty", e->t.root);
+	if (strcmp(link, "/var/empty") != 0)
+		assert_string_equal(link, empty);
+	assert_non_null(d = opendir(link));
+	while ((de = readdir(d)) != NULL)
+		assert_true(strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0);
+	closedir(d);
+
+	snprintf(p, sizeof(p), "/proc/%d/fd", (int)f);
+	assert_non_null(d = opendir(p));
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		/* valgrind's own, kept at the top of the fd range. */
+		if (slow > 1 && atoi(de->d_name) >= 1024)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/fd/%s", (int)f, de->d_name);
+		if ((n = readlink(p, link, sizeof(link) - 1)) < 0)
+			continue;
+		link[n] = '\0';
+		/* Nothing of the index, nothing of the trash. */
+		assert_null(strstr(link, e->t.dbdir));
+		assert_null(strstr(link, e->t.fs));
+		if (atoi(de->d_name) < 3)
+			continue;	/* as trashd was started */
+		if (strncmp(link, "socket:", 7) == 0) {
+			nsock++;
+			continue;
+		}
+		if (strncmp(link, "anon_inode:", 11) == 0 ||
+		    strncmp(link, "pipe:", 5) == 0)
+			continue;	/* libevent's epoll and wakeup */
+		fprintf(stderr, "front %d: fd %s: %s\n", (int)f, de->d_name,
+		    link);
+		fail();
+	}
+	closedir(d);
+	/* The listener, the channel, the client and its pair. */
+	assert_true(nsock >= 4);
+	proto_close(&c);
+}
+
+/*
+ * One raw request on a new connection: its ERROR's errno, then closed at
+ * once (well before client-timeout, which closes an idle one anyway).
+ */
+static int64_t
+pv_bad(struct env *e, const uint8_t *buf, size_t len)
+{
+	struct proto_client c;
+	int64_t err, t0 = mono_ms();
+
+	assert_int_equal(raw_connect(e, &c), 0);
+	raw_send(&c, buf, len);
+	err = raw_error(&c);
+	assert_true(raw_closed(&c));
+	assert_true(mono_ms() - t0 < TIMEOUT * 1000 * 3 / 4);
+	proto_close(&c);
+	return err;
+}
+
+/*
+ * Malformed requests are the front's to answer: garbage, an over-long
+ * frame, an unknown type, a well-framed request with a bad attribute each
+ * get an ERROR and the connection closed, the front stays up (the same
+ * process), and a client connected all along is served throughout.  Old
+ * code: the parent answered the last two and kept the connection open.
+ */
+static void
+test_front_malformed(void **state)
+{
+	struct env *e = *state;
+	struct proto_client good;
+	uint8_t buf[64];
+	char *out = NULL;
+	pid_t f;
+	size_t i;
+
+	f = pv_front_wait(e, 2000);
+	assert_int_equal(raw_connect(e, &good), 0);
+	assert_int_equal(raw_status(&good), MSG_OK);
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(0x5a ^ (i * 91));
+	assert_int_equal(pv_bad(e, buf, sizeof(buf)), EPROTONOSUPPORT);
+	assert_int_equal(raw_status(&good), MSG_OK);
+	hdr(buf, PROTOCOL_VERSION, MSG_STATUS, PROTO_MSG_MAX + 1);
+	assert_int_equal(pv_bad(e, buf, 8), EMSGSIZE);
+	assert_int_equal(raw_status(&good), MSG_OK);
+	hdr(buf, PROTOCOL_VERSION, MSG_REQ_LAST + 1, 0);
+	assert_int_equal(pv_bad(e, buf, 8), EBADMSG);
+	hdr(buf, PROTOCOL_VERSION, MSG_ENTRY, 0);
+	assert_int_equal(pv_bad(e, buf, 8), EBADMSG);
+	/* A number of 2 bytes. */
+	hdr(buf, PROTOCOL_VERSION, MSG_QUOTA, 6);
+	buf[8] = 0;
+	buf[9] = A_UID;
+	buf[10] = 0;
+	buf[11] = 2;
+	buf[12] = buf[13] = 0;
+	assert_int_equal(pv_bad(e, buf, 14), EBADMSG);
+	assert_int_equal(raw_status(&good), MSG_OK);
+
+	/* The same front answered them all, and the refusals are audited. */
+	assert_true(f > 0);
+	assert_int_equal(pv_front(e), f);
+	proto_close(&good);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "ctl-refused", "-n",
+	    "100"), 0, out);
+	assert_true(count_str(out, "ctl-refused") >= 5);
+	expect_str(out, "unknown request type");
+	expect_str(out, "malformed quota request");
+	free(out);
+}
+
+/*
+ * The credentials are the client's as the front read them at accept, not
+ * the front's (SO_PEERCRED of the pair would say the front's uid): user A
+ * is refused B's trash, audited as A with A's pid; A's own is A's; an
+ * admin by group may.  Old code: no front process.
+ */
+static void
+test_front_creds(void **state)
+{
+	struct env *e = *state;
+	char *out = NULL, want[64];
+	int status, p[2];
+	pid_t pid, f;
+	unsigned fuid[4];
+
+	assert_true((f = pv_front_wait(e, 2000)) > 0);
+	pv_ids(f, "Uid", fuid);
+	assert_int_not_equal(fuid[0], UA);
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct proto_client c;
+		struct proto_buf b;
+		int64_t err;
+
+		close(p[0]);
+		drop_to(&A);
+		if (raw_connect(e, &c) < 0)
+			_exit(1);
+		proto_init(&b, MSG_LIST);
+		proto_num(&b, A_UID, UB);
+		if (proto_send(&c, &b) < 0)
+			_exit(2);
+		err = raw_error(&c);
+		/* Then its own, on the same connection. */
+		dprintf(p[1], "%" PRId64 " %d\n", err, raw_status(&c));
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	{
+		char line[64] = "";
+		ssize_t n = read(p[0], line, sizeof(line) - 1);
+		long long err;
+		int st;
+
+		assert_true(n > 0);
+		line[n] = '\0';
+		assert_int_equal(sscanf(line, "%lld %d", &err, &st), 2);
+		assert_int_equal(err, EPERM);
+		assert_int_equal(st, MSG_OK);
+	}
+	close(p[0]);
+	/* The denial is A's, with the pid of A's process. */
+	snprintf(want, sizeof(want), " %d ctl-list", (int)pid);
+	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "ctl-list"), 0, out);
+	expect_str(out, want);
+	expect_str(out, "70001");
+	expect_str(out, "denied: only an admin");
+	free(out);
+	/* Through trashctl too: A may not, the admin by group may. */
+	check_rc(ctl(e, &A, &out, "list", "-u", "70002"), 4, out);
+	expect_str(out, "only an admin");
+	free(out);
+	check_rc(ctl(e, &ADM, &out, "list", "-u", "70002"), 0, out);
+	free(out);
+}
+
+/*
+ * kill -9 the front: the daemon logs it and forks a new one; clients
+ * connected to the old one are disconnected; status answers again within
+ * two seconds.  Old code: no front to kill.
+ */
+static void
+test_front_restart(void **state)
+{
+	struct env *e = *state;
+	struct proto_client c;
+	char *out = NULL, *log, want[96];
+	pid_t f, g = 0;
+	int64_t t0;
+	int i;
+
+	assert_int_equal(raw_connect(e, &c), 0);
+	assert_int_equal(raw_status(&c), MSG_OK);
+	assert_true((f = pv_front_wait(e, 2000)) > 0);
+	t0 = mono_ms();
+	assert_int_equal(kill(f, SIGKILL), 0);
+	assert_true(raw_closed(&c));
+	proto_close(&c);
+	for (i = 0; i < 200 * slow; i++) {
+		if ((g = pv_front(e)) != 0 && g != f &&
+		    ctl(e, &B, &out, "status") == 0)
+			break;
+		free(out);
+		out = NULL;
+		msleep(10);
+	}
+	free(out);
+	assert_true(g != 0 && g != f);
+	assert_true(mono_ms() - t0 < 2000 * slow);
+	check_rc(ctl(e, &B, &out, "status"), 0, out);
+	free(out);
+	assert_int_equal(kill(e->pid, 0), 0);
+	{
+		size_t len;
+
+		log = tl_read_file(e->log, &len);
+	}
+	snprintf(want, sizeof(want), "front: pid %d killed by signal 9",
+	    (int)f);
+	expect_str(log, want);
+	free(log);
+	/* The new one is as jailed as the first. */
+	assert_true((g = pv_front_wait(e, 2000)) > 0);
+	assert_int_equal(proc_status_hex(g, "CapEff"), 0);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -4241,6 +4626,15 @@ main(int argc, char *argv[])
 		cmocka_unit_test_setup_teardown(test_cli13_users, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_cli13_conf_typed, setup,
+		    teardown),
+		/* issue 12: privilege separation, the front (wt-privsep) */
+		cmocka_unit_test_setup_teardown(test_front_sandbox, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_front_malformed, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_front_creds, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_front_restart, setup,
 		    teardown),
 	};
 

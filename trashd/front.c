@@ -1,0 +1,1081 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The front process: privilege separation, as OpenBSD's smtpd and ntpd
+ * do it.  Every byte a client sends is read and checked here, in a
+ * process that holds nothing worth taking:
+ *
+ *   - it is forked before the index and the trash directories are open
+ *     (and, forked again after a crash, closes every fd it inherited but
+ *     two: the listening socket and its channel to the parent);
+ *   - it chroots into an empty directory, takes the unprivileged user
+ *     _trashd (else nobody, else uid 65534), no groups, no capabilities,
+ *     PR_SET_NO_NEW_PRIVS; its log lines go to the parent over the channel.
+ *
+ * It accepts the clients, reads their credentials (SO_PEERCRED,
+ * SO_PEERGROUPS), and for each makes a socketpair whose one end goes to the
+ * parent over the channel (SOCK_SEQPACKET, SCM_RIGHTS) with those
+ * credentials; the parent believes no others.  Requests are relayed to
+ * the parent only whole and well-formed (proto_parse_hdr(), a request
+ * type, proto_parse()); replies are relayed back as they come.  A bad
+ * request is answered here with an ERROR, after what the parent was still
+ * saying, and the connection is closed; the parent is told, to audit it.
+ *
+ * The parent keeps the listening socket only to hand it to the next front:
+ * if the front dies, its clients are disconnected and a new one is forked.
+ */
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "front.h"
+
+/* The user the front runs as, and the ones it falls back to. */
+#define FRONT_USER		"_trashd"
+#define FRONT_USER_FALLBACK	"nobody"
+#define FRONT_UID_LAST		65534
+/* Groups of a peer passed on; NGROUPS_MAX is 65536, nobody has so many. */
+#define FRONT_GROUPS_MAX	1024
+/* Clients at once: above the parent's own limits (control.c), which
+ * answer with a reason; this one only bounds the front's fds. */
+#define FRONT_CONNS_MAX		1024
+/* Bytes buffered one way for a client before the other side waits. */
+#define FRONT_HIGH		(64 * 1024)
+/* Messages waiting for the parent to take them, beyond which log lines
+ * are dropped. */
+#define FRONT_QUEUE_MAX		4096
+/* Restart delays after a crash: the first, and the most. */
+#define FRONT_BACKOFF_MS	200
+#define FRONT_BACKOFF_MAX_MS	5000
+
+/* ---- the channel: one message a datagram, front to parent ---- */
+
+/* Parent to front, the only message that way: the socket listens. */
+#define FRONT_GO		'g'
+
+enum front_type {
+	FRONT_CLIENT = 1,	/* with one fd: a client's end of its pair */
+	FRONT_REFUSED,		/* a request refused here: audit it */
+	FRONT_LOG,		/* a log line */
+};
+
+struct front_msg {
+	uint32_t	 type;
+	uint32_t	 uid;
+	uint32_t	 gid;
+	int32_t		 pid;
+	int32_t		 pri;		/* FRONT_LOG */
+	int32_t		 ngroups;
+	char		 target[256];	/* FRONT_REFUSED */
+	char		 text[1024];	/* the result, or the log line */
+	gid_t		 groups[FRONT_GROUPS_MAX];
+};
+#define FRONT_MSG_LEN(n)	(offsetof(struct front_msg, groups) + \
+	    (size_t)(n) * sizeof(gid_t))
+
+/* The parent's side. */
+struct front {
+	struct trashd	*d;
+	struct event_base *base;
+	char		*path;		/* the socket's */
+	int		 lfd;		/* listening, never accepted on here */
+	int		 chan;		/* ours of the channel, -1: none */
+	pid_t		 pid;
+	struct event	*ev;		/* the channel */
+	struct event	*restart;
+	int64_t		 started_ns;
+	int		 backoff_ms;
+	int		 client_timeout;
+};
+
+/* ---- the front process ---- */
+
+struct fclient {
+	TAILQ_ENTRY(fclient) entry;
+	struct bufferevent *cbev;	/* the client */
+	struct bufferevent *pbev;	/* its pair, to the parent */
+	uid_t		 uid;
+	pid_t		 pid;
+	bool		 cl_eof;	/* the client shut its side */
+	bool		 shut;		/* the parent was told: no more */
+	bool		 p_eof;		/* the parent is done */
+	bool		 closing;	/* flush to the client, then close */
+	struct proto_buf *err;		/* our own last word, after the parent's */
+};
+
+struct fqueued {
+	TAILQ_ENTRY(fqueued) entry;
+	struct front_msg *m;
+	size_t		 len;
+	int		 fd;		/* passed, then closed; -1: none */
+};
+
+static struct {
+	struct event_base *base;
+	int		 chan;
+	struct event	*chan_ev;
+	struct evconnlistener *lev;
+	struct timeval	 timeout;
+	TAILQ_HEAD(, fclient) clients;
+	size_t		 nclients;
+	TAILQ_HEAD(, fqueued) queue;
+	size_t		 nqueued;
+	struct proto_msg *msg;		/* a request being checked */
+} fp;
+
+static void	fclient_free(struct fclient *);
+static void	fclient_read(struct bufferevent *, void *);
+static void	front_chan(evutil_socket_t, short, void *);
+
+/* Watch the channel for its end, and for room when @write. */
+static void
+front_chan_watch(bool write)
+{
+	if (fp.chan_ev == NULL)
+		return;		/* before the loop: front_main() flushes */
+	event_del(fp.chan_ev);
+	event_assign(fp.chan_ev, fp.base, fp.chan, EV_READ | EV_PERSIST |
+	    (write ? EV_WRITE : 0), front_chan, NULL);
+	event_add(fp.chan_ev, NULL);
+}
+
+/* Send what is queued, in order; what the parent cannot take yet waits. */
+static void
+fqueue_flush(void)
+{
+	struct fqueued *q;
+	struct msghdr mh;
+	struct iovec iov;
+	struct cmsghdr *cm;
+	union {
+		char		buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr	align;
+	} cmsg;
+	ssize_t n;
+
+	while ((q = TAILQ_FIRST(&fp.queue)) != NULL) {
+		memset(&mh, 0, sizeof(mh));
+		iov.iov_base = q->m;
+		iov.iov_len = q->len;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		if (q->fd >= 0) {
+			memset(&cmsg, 0, sizeof(cmsg));
+			mh.msg_control = cmsg.buf;
+			mh.msg_controllen = sizeof(cmsg.buf);
+			cm = CMSG_FIRSTHDR(&mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &q->fd, sizeof(int));
+		}
+		n = sendmsg(fp.chan, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR ||
+		    errno == ETOOMANYREFS)) {
+			/* The parent is busy: the channel says when. */
+			front_chan_watch(true);
+			return;
+		}
+		if (n < 0)
+			_exit(1);	/* the parent is gone */
+		TAILQ_REMOVE(&fp.queue, q, entry);
+		fp.nqueued--;
+		if (q->fd >= 0)
+			close(q->fd);
+		free(q->m);
+		free(q);
+	}
+}
+
+static void
+fqueue_add(struct front_msg *m, int fd)
+{
+	struct fqueued *q;
+
+	if (fd < 0 && fp.nqueued >= FRONT_QUEUE_MAX) {
+		free(m);
+		return;
+	}
+	q = xcalloc(1, sizeof(*q));
+	q->m = m;
+	q->len = m->type == FRONT_CLIENT ? FRONT_MSG_LEN(m->ngroups) :
+	    FRONT_MSG_LEN(0);
+	q->fd = fd;
+	TAILQ_INSERT_TAIL(&fp.queue, q, entry);
+	fp.nqueued++;
+	if (fp.nqueued == 1)
+		fqueue_flush();
+}
+
+static void
+front_log_sink(int pri, const char *line)
+{
+	struct front_msg *m = xcalloc(1, sizeof(*m));
+
+	m->type = FRONT_LOG;
+	m->pri = pri;
+	snprintf(m->text, sizeof(m->text), "%s", line);
+	fqueue_add(m, -1);
+}
+
+/* The channel: writable again, or the parent closed it (it exited). */
+static void
+front_chan(evutil_socket_t fd, short ev, void *arg)
+{
+	ssize_t n;
+	char c;
+
+	(void)arg;
+	if (ev & EV_READ) {
+		/* The parent's one word: the socket listens, take clients. */
+		n = recv(fd, &c, 1, MSG_DONTWAIT);
+		if (n == 1 && c == FRONT_GO)
+			evconnlistener_enable(fp.lev);
+		else if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+			_exit(0);	/* the parent is gone */
+	}
+	if (ev & EV_WRITE) {
+		front_chan_watch(false);
+		fqueue_flush();
+	}
+}
+
+/* ---- one client ---- */
+
+static void
+fclient_free(struct fclient *fc)
+{
+	TAILQ_REMOVE(&fp.clients, fc, entry);
+	fp.nclients--;
+	bufferevent_free(fc->cbev);
+	if (fc->pbev != NULL)
+		bufferevent_free(fc->pbev);
+	free(fc->err);
+	free(fc);
+	if (fp.nclients == FRONT_CONNS_MAX - 1)
+		evconnlistener_enable(fp.lev);
+}
+
+/* Everything for the client is out: close it. */
+static void
+fclient_maybe_close(struct fclient *fc)
+{
+	if (fc->closing && evbuffer_get_length(
+	    bufferevent_get_output(fc->cbev)) == 0)
+		fclient_free(fc);
+}
+
+/* No more requests for the parent: once the last is out, say so. */
+static void
+fclient_shut(struct fclient *fc)
+{
+	fc->shut = true;
+	if (fc->pbev != NULL && !fc->p_eof && evbuffer_get_length(
+	    bufferevent_get_output(fc->pbev)) == 0)
+		(void)shutdown(bufferevent_getfd(fc->pbev), SHUT_WR);
+}
+
+/* The parent said its last: ours follows, then the client is closed. */
+static void
+fclient_parent_done(struct fclient *fc)
+{
+	fc->p_eof = true;
+	if (fc->err != NULL) {
+		bufferevent_write(fc->cbev, fc->err->data, fc->err->len);
+		free(fc->err);
+		fc->err = NULL;
+	}
+	bufferevent_disable(fc->cbev, EV_READ);
+	fc->closing = true;
+	fclient_maybe_close(fc);
+}
+
+/*
+ * A request refused here: the parent finishes the replies it owes, then
+ * the client reads @err's ERROR and is closed.  The parent audits it.
+ */
+static void __attribute__((format(printf, 4, 5)))
+fclient_refuse(struct fclient *fc, int err, const char *target,
+    const char *fmt, ...)
+{
+	struct front_msg *m = xcalloc(1, sizeof(*m));
+	struct evbuffer *in = bufferevent_get_input(fc->cbev);
+	va_list ap;
+	char msg[512];
+	int len;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	m->type = FRONT_REFUSED;
+	m->uid = fc->uid;
+	m->pid = fc->pid;
+	snprintf(m->target, sizeof(m->target), "%s", target);
+	snprintf(m->text, sizeof(m->text), "error: %s", msg);
+	fqueue_add(m, -1);
+
+	fc->err = xmalloc(sizeof(*fc->err));
+	proto_init(fc->err, MSG_ERROR);
+	proto_num(fc->err, A_ERRNO, err);
+	proto_str(fc->err, A_MESSAGE, msg);
+	len = proto_finish(fc->err);
+	fc->err->len = len > 0 ? (size_t)len : 0;
+	bufferevent_disable(fc->cbev, EV_READ);
+	evbuffer_drain(in, evbuffer_get_length(in));
+	if (fc->p_eof)
+		fclient_parent_done(fc);
+	else
+		fclient_shut(fc);
+}
+
+/*
+ * The next whole request in the client's input: 1 passed on, 0 not whole
+ * yet, -1 refused.  Only what the parent would accept is passed on.
+ */
+static int
+fclient_request(struct fclient *fc)
+{
+	struct evbuffer *in = bufferevent_get_input(fc->cbev);
+	uint8_t hbuf[PROTO_HDR_LEN], *p;
+	struct proto_hdr h;
+	const char *why;
+	char target[64];
+	size_t len = evbuffer_get_length(in);
+	int r;
+
+	if (len < PROTO_HDR_LEN)
+		return 0;
+	evbuffer_copyout(in, hbuf, PROTO_HDR_LEN);
+	if ((r = proto_parse_hdr(hbuf, &h)) < 0) {
+		snprintf(target, sizeof(target), "version=%u type=%u len=%u",
+		    (unsigned)h.version, (unsigned)h.type, (unsigned)h.len);
+		if (r == -EPROTONOSUPPORT)
+			fclient_refuse(fc, EPROTONOSUPPORT, target,
+			    "protocol version %u, trashd speaks %d",
+			    (unsigned)h.version, PROTOCOL_VERSION);
+		else
+			fclient_refuse(fc, EMSGSIZE, target, "request of %u "
+			    "bytes, at most %d", (unsigned)h.len,
+			    PROTO_MSG_MAX);
+		return -1;
+	}
+	if (len < PROTO_HDR_LEN + h.len)
+		return 0;
+	snprintf(target, sizeof(target), "type=%u", (unsigned)h.type);
+	if (h.type < MSG_STATUS || h.type > MSG_REQ_LAST) {
+		fclient_refuse(fc, EBADMSG, target, "unknown request type %u",
+		    (unsigned)h.type);
+		return -1;
+	}
+	if ((p = evbuffer_pullup(in, (ssize_t)(PROTO_HDR_LEN + h.len))) ==
+	    NULL)
+		fatalx("front: evbuffer_pullup");
+	if (proto_parse(&h, p + PROTO_HDR_LEN, fp.msg, &why) < 0) {
+		fclient_refuse(fc, EBADMSG, target, "malformed %s request: %s",
+		    proto_type_name(h.type), why);
+		return -1;
+	}
+	evbuffer_remove_buffer(in, bufferevent_get_output(fc->pbev),
+	    PROTO_HDR_LEN + h.len);
+	return 1;
+}
+
+/* Requests from the client: each checked, then on to the parent. */
+static void
+fclient_read(struct bufferevent *bev, void *arg)
+{
+	struct fclient *fc = arg;
+
+	(void)bev;
+	while (!fc->shut && fc->pbev != NULL) {
+		if (evbuffer_get_length(bufferevent_get_output(fc->pbev)) >=
+		    FRONT_HIGH) {
+			/* The parent is behind: it says when it caught up. */
+			bufferevent_disable(fc->cbev, EV_READ);
+			return;
+		}
+		if (fclient_request(fc) <= 0)
+			return;
+	}
+}
+
+/* Out to the client: flushed.  Take more of the parent's reply. */
+static void
+fclient_cwrite(struct bufferevent *bev, void *arg)
+{
+	struct fclient *fc = arg;
+
+	(void)bev;
+	if (fc->closing) {
+		fclient_maybe_close(fc);
+		return;
+	}
+	if (fc->pbev != NULL && !fc->p_eof)
+		bufferevent_enable(fc->pbev, EV_READ);
+}
+
+static void
+fclient_cevent(struct bufferevent *bev, short what, void *arg)
+{
+	struct fclient *fc = arg;
+	size_t left;
+
+	if (what & BEV_EVENT_EOF) {
+		left = evbuffer_get_length(bufferevent_get_input(bev));
+		fc->cl_eof = true;
+		bufferevent_disable(bev, EV_READ);
+		if (fc->shut)
+			return;
+		if (left > 0)
+			fclient_refuse(fc, EBADMSG, "truncated",
+			    "truncated request: %zu bytes, then end of file",
+			    left);
+		else
+			fclient_shut(fc);
+		return;
+	}
+	/* Errors, a client that stopped reading: nobody left to tell. */
+	fclient_free(fc);
+}
+
+/* The parent's replies: on to the client, as fast as it takes them. */
+static void
+fclient_pread(struct bufferevent *bev, void *arg)
+{
+	struct fclient *fc = arg;
+	struct evbuffer *out = bufferevent_get_output(fc->cbev);
+
+	evbuffer_add_buffer(out, bufferevent_get_input(bev));
+	if (evbuffer_get_length(out) >= FRONT_HIGH)
+		bufferevent_disable(bev, EV_READ);
+}
+
+/* Requests to the parent: flushed.  Take more, or say there is none. */
+static void
+fclient_pwrite(struct bufferevent *bev, void *arg)
+{
+	struct fclient *fc = arg;
+
+	if (fc->shut) {
+		if (!fc->p_eof)
+			(void)shutdown(bufferevent_getfd(bev), SHUT_WR);
+		return;
+	}
+	if (!fc->cl_eof) {
+		bufferevent_enable(fc->cbev, EV_READ);
+		fclient_read(fc->cbev, fc);
+	}
+}
+
+static void
+fclient_pevent(struct bufferevent *bev, short what, void *arg)
+{
+	struct fclient *fc = arg;
+	struct evbuffer *out = bufferevent_get_output(fc->cbev);
+
+	(void)what;
+	/*
+	 * An end, or an error: a write after the parent refused the
+	 * client (EPIPE) comes before its answer is read.  Take what it
+	 * said, then stop.
+	 */
+	evbuffer_add_buffer(out, bufferevent_get_input(bev));
+	while (evbuffer_read(out, bufferevent_getfd(bev), 65536) > 0)
+		;
+	bufferevent_free(bev);
+	fc->pbev = NULL;
+	fclient_parent_done(fc);
+}
+
+/* ---- accept ---- */
+
+static int
+front_peer_creds(int fd, struct front_msg *m)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+		return -errno;
+	m->uid = uc.uid;
+	m->gid = uc.gid;
+	m->pid = uc.pid;
+	/* The groups the peer held at connect(): as a file check sees them. */
+	len = sizeof(m->groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, m->groups, &len) < 0)
+		return errno == ERANGE ? -E2BIG : -errno;
+	m->ngroups = (int32_t)(len / sizeof(gid_t));
+	return 0;
+}
+
+static void
+front_refuse(int fd, int err, const char *msg)
+{
+	struct proto_buf *b = xmalloc(sizeof(*b));
+	int len;
+
+	proto_init(b, MSG_ERROR);
+	proto_num(b, A_ERRNO, err);
+	proto_str(b, A_MESSAGE, msg);
+	if ((len = proto_finish(b)) > 0)
+		(void)send(fd, b->data, (size_t)len, MSG_DONTWAIT |
+		    MSG_NOSIGNAL);
+	free(b);
+	close(fd);
+}
+
+static void
+front_accept(struct evconnlistener *lev, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct front_msg *m = xcalloc(1, sizeof(*m));
+	struct fclient *fc;
+	int sv[2], r;
+
+	(void)sa;
+	(void)salen;
+	(void)arg;
+	m->type = FRONT_CLIENT;
+	if ((r = front_peer_creds(fd, m)) < 0) {
+		errno = -r;
+		log_warn("control: peer credentials");
+		front_refuse(fd, -r, "cannot read your credentials");
+		free(m);
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0, sv) < 0) {
+		log_warn("front: socketpair");
+		front_refuse(fd, errno, "trashd is out of resources");
+		free(m);
+		return;
+	}
+	fc = xcalloc(1, sizeof(*fc));
+	fc->uid = m->uid;
+	fc->pid = m->pid;
+	evutil_make_socket_nonblocking(fd);
+	fc->cbev = bufferevent_socket_new(fp.base, fd, BEV_OPT_CLOSE_ON_FREE);
+	fc->pbev = bufferevent_socket_new(fp.base, sv[1],
+	    BEV_OPT_CLOSE_ON_FREE);
+	if (fc->cbev == NULL || fc->pbev == NULL)
+		fatalx("front: cannot set up a connection");
+	bufferevent_setcb(fc->cbev, fclient_read, fclient_cwrite,
+	    fclient_cevent, fc);
+	bufferevent_setcb(fc->pbev, fclient_pread, fclient_pwrite,
+	    fclient_pevent, fc);
+	/* Never more than one whole request read ahead. */
+	bufferevent_setwatermark(fc->cbev, EV_READ, 0, PROTO_HDR_LEN +
+	    PROTO_MSG_MAX);
+	/* A client that stops taking its reply is closed. */
+	bufferevent_set_timeouts(fc->cbev, NULL, &fp.timeout);
+	bufferevent_enable(fc->cbev, EV_READ | EV_WRITE);
+	bufferevent_enable(fc->pbev, EV_READ | EV_WRITE);
+	TAILQ_INSERT_TAIL(&fp.clients, fc, entry);
+	if (++fp.nclients >= FRONT_CONNS_MAX)
+		evconnlistener_disable(lev);
+	fqueue_add(m, sv[0]);
+}
+
+static void
+front_accept_error(struct evconnlistener *lev, void *arg)
+{
+	(void)lev;
+	(void)arg;
+	/* EMFILE and the like: the pending connection waits its turn. */
+	log_warn("control: accept");
+}
+
+/* ---- the jail ---- */
+
+/*
+ * An empty directory only root may change: /var/empty if it is one,
+ * else "empty" beside the socket (its directory is root's, 0755).
+ */
+static int
+front_empty_ok(const char *path)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *dir;
+	int n = 0;
+
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 022) != 0 || (dir = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(dir)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			n++;
+	closedir(dir);
+	return n == 0 ? 0 : -1;
+}
+
+static char *
+front_empty_dir(const char *sock)
+{
+	char *dir, *slash;
+
+	if (front_empty_ok("/var/empty") == 0)
+		return xstrdup("/var/empty");
+	dir = xmalloc(strlen(sock) + sizeof("/empty"));
+	strcpy(dir, sock);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		return NULL;
+	strcpy(slash, "/empty");
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		log_warn("front: %s", dir);
+		free(dir);
+		return NULL;
+	}
+	if (front_empty_ok(dir) < 0) {
+		log_warnx("front: %s: not an empty directory of root's, "
+		    "mode 0755", dir);
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/* _trashd, else nobody, else 65534; looked up before the chroot. */
+static void
+front_user(uid_t *uid, gid_t *gid, const char **name)
+{
+	struct passwd *pw;
+
+	if ((pw = getpwnam(FRONT_USER)) == NULL)
+		pw = getpwnam(FRONT_USER_FALLBACK);
+	if (pw != NULL && pw->pw_uid != 0) {
+		*uid = pw->pw_uid;
+		*gid = pw->pw_gid;
+		*name = strcmp(pw->pw_name, FRONT_USER) == 0 ? FRONT_USER :
+		    FRONT_USER_FALLBACK;
+		return;
+	}
+	*uid = FRONT_UID_LAST;
+	*gid = FRONT_UID_LAST;
+	*name = NULL;
+}
+
+/* Chroot, no groups, the user, no capabilities at all. */
+static void
+front_jail(const char *empty, uid_t uid, gid_t gid, const char *name)
+{
+	bool root = geteuid() == 0;
+	cap_t caps;
+
+	if (!root) {
+		log_info("front: not root: no chroot, no user change, "
+		    "running as uid %u", (unsigned)geteuid());
+	} else {
+		if (empty == NULL)
+			fatalx("front: no empty directory to chroot into");
+		if (chroot(empty) < 0 || chdir("/") < 0)
+			fatal("front: chroot %s", empty);
+		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+		    setresuid(uid, uid, uid) < 0)
+			fatal("front: cannot become uid %u", (unsigned)uid);
+	}
+	if ((caps = cap_init()) == NULL || cap_set_proc(caps) < 0)
+		fatal("front: cannot clear the capabilities");
+	cap_free(caps);
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		fatal("front: no_new_privs");
+	if (!root)
+		return;
+	if (name != NULL)
+		log_info("front: chroot %s, user %s (uid %u)", empty, name,
+		    (unsigned)uid);
+	else if (empty != NULL)
+		log_info("front: chroot %s, uid %u: neither %s nor %s is a "
+		    "user here", empty, (unsigned)uid, FRONT_USER,
+		    FRONT_USER_FALLBACK);
+}
+
+static void __attribute__((noreturn))
+front_main(struct front *f, pid_t parent)
+{
+	int keep[2] = { f->lfd, f->chan };
+	const char *name;
+	char *empty;
+	uid_t uid;
+	gid_t gid;
+
+	/* The parent's handlers write to its fds, gone here. */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	/* ps(1) and the tests tell it from the daemon and the workers. */
+	(void)prctl(PR_SET_NAME, "trashd-front", 0, 0, 0);
+	caps_keep_fds(keep, 2);
+	fp.chan = f->chan;
+	log_sink(front_log_sink);
+	front_user(&uid, &gid, &name);
+	empty = geteuid() == 0 ? front_empty_dir(f->path) : NULL;
+	fp.timeout.tv_sec = f->client_timeout;
+	TAILQ_INIT(&fp.clients);
+	TAILQ_INIT(&fp.queue);
+	fp.msg = xmalloc(sizeof(*fp.msg));
+	/* libevent's own fds and random seed, while /dev is there. */
+	if ((fp.base = event_base_new()) == NULL)
+		fatalx("front: event_base_new");
+	fp.chan_ev = event_new(fp.base, fp.chan, EV_READ | EV_PERSIST,
+	    front_chan, NULL);
+	/* Backlog 0: libevent leaves listen() to front_attach(). */
+	fp.lev = evconnlistener_new(fp.base, front_accept, NULL,
+	    LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_DISABLED, 0, f->lfd);
+	if (fp.chan_ev == NULL || fp.lev == NULL ||
+	    event_add(fp.chan_ev, NULL) < 0)
+		fatalx("front: cannot listen");
+	evconnlistener_set_error_cb(fp.lev, front_accept_error);
+	fqueue_flush();
+	front_jail(empty, uid, gid, name);
+	free(empty);
+	/* Credentials changed: the death signal is set again, after. */
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(0);
+	(void)event_base_dispatch(fp.base);
+	_exit(0);
+}
+
+/* ---- the parent's side ---- */
+
+static void	front_fork(struct front *);
+
+/* The daemon is open and the socket listens: the front may accept. */
+static void
+front_go(struct front *f)
+{
+	char c = FRONT_GO;
+
+	event_add(f->ev, NULL);
+	if (send(f->chan, &c, 1, MSG_NOSIGNAL) != 1)
+		log_warn("front: channel");
+}
+
+static void
+front_restart(evutil_socket_t fd, short ev, void *arg)
+{
+	(void)fd;
+	(void)ev;
+	front_fork(arg);
+}
+
+/* The front is gone: collect it, then a new one, after a while. */
+static void
+front_lost(struct front *f)
+{
+	struct timeval tv;
+	int status;
+
+	event_free(f->ev);
+	f->ev = NULL;
+	close(f->chan);
+	f->chan = -1;
+	(void)kill(f->pid, SIGKILL);
+	while (waitpid(f->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (now_ns() - f->started_ns > 10 * (int64_t)1000000000)
+		f->backoff_ms = FRONT_BACKOFF_MS;
+	if (WIFSIGNALED(status))
+		log_warnx("front: pid %d killed by signal %d; restarting it "
+		    "in %d ms", (int)f->pid, WTERMSIG(status), f->backoff_ms);
+	else
+		log_warnx("front: pid %d exited with %d; restarting it in "
+		    "%d ms", (int)f->pid, WEXITSTATUS(status), f->backoff_ms);
+	f->pid = -1;
+	tv.tv_sec = f->backoff_ms / 1000;
+	tv.tv_usec = (f->backoff_ms % 1000) * 1000;
+	evtimer_add(f->restart, &tv);
+	f->backoff_ms *= 2;
+	if (f->backoff_ms > FRONT_BACKOFF_MAX_MS)
+		f->backoff_ms = FRONT_BACKOFF_MAX_MS;
+}
+
+static void
+front_msg_log(const struct front_msg *m)
+{
+	if (m->pri == LOG_DEBUG)
+		log_debug("%s", m->text);
+	else if (m->pri == LOG_INFO || m->pri == LOG_NOTICE)
+		log_info("%s", m->text);
+	else
+		log_warnx("%s", m->text);
+}
+
+/* A client: its socket, and who it is as the front read it at accept. */
+static void
+front_msg_client(struct front *f, const struct front_msg *m, int fd)
+{
+	struct peer p;
+
+	memset(&p, 0, sizeof(p));
+	p.uid = m->uid;
+	p.gid = m->gid;
+	p.pid = m->pid;
+	p.ngroups = m->ngroups;
+	if (p.ngroups > 0) {
+		p.groups = xcalloc((size_t)p.ngroups, sizeof(gid_t));
+		memcpy(p.groups, m->groups, (size_t)p.ngroups * sizeof(gid_t));
+	}
+	control_client(f->d, fd, &p);
+}
+
+static void
+front_read(evutil_socket_t fd, short ev, void *arg)
+{
+	struct front *f = arg;
+	struct front_msg *m = xmalloc(sizeof(*m));
+	union {
+		char		buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr	align;
+	} cmsg;
+	struct msghdr mh;
+	struct iovec iov = { m, sizeof(*m) };
+	struct cmsghdr *cm;
+	ssize_t n;
+	int cfd = -1;
+
+	(void)ev;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cmsg.buf;
+	mh.msg_controllen = sizeof(cmsg.buf);
+	n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+		free(m);
+		return;
+	}
+	if (n <= 0) {
+		free(m);
+		front_lost(f);
+		return;
+	}
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&cfd, CMSG_DATA(cm), sizeof(int));
+	/* What the front says is checked like anything that crosses over. */
+	if ((size_t)n < FRONT_MSG_LEN(0) || (mh.msg_flags & MSG_CTRUNC) ||
+	    m->ngroups < 0 || m->ngroups > FRONT_GROUPS_MAX ||
+	    (m->type == FRONT_CLIENT) != (cfd >= 0) ||
+	    (m->type == FRONT_CLIENT && (size_t)n !=
+	    FRONT_MSG_LEN(m->ngroups))) {
+		log_warnx("front: a bad message on the channel");
+		if (cfd >= 0)
+			close(cfd);
+		free(m);
+		return;
+	}
+	m->target[sizeof(m->target) - 1] = '\0';
+	m->text[sizeof(m->text) - 1] = '\0';
+	switch (m->type) {
+	case FRONT_CLIENT:
+		front_msg_client(f, m, cfd);
+		break;
+	case FRONT_REFUSED:
+		control_refused(f->d, m->uid, m->pid, m->target, m->text);
+		break;
+	case FRONT_LOG:
+		front_msg_log(m);
+		break;
+	default:
+		log_warnx("front: message type %u on the channel",
+		    (unsigned)m->type);
+	}
+	free(m);
+}
+
+static void
+front_fork(struct front *f)
+{
+	pid_t parent = getpid();
+	struct timeval tv;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		log_warn("front: socketpair");
+		goto retry;
+	}
+	switch ((f->pid = fork())) {
+	case -1:
+		log_warn("front: fork");
+		close(sv[0]);
+		close(sv[1]);
+		goto retry;
+	case 0:
+		close(sv[0]);
+		f->chan = sv[1];
+		front_main(f, parent);
+	}
+	close(sv[1]);
+	f->chan = sv[0];
+	f->started_ns = now_ns();
+	evutil_make_socket_nonblocking(f->chan);
+	f->ev = event_new(f->base, f->chan, EV_READ | EV_PERSIST, front_read,
+	    f);
+	if (f->ev == NULL)
+		fatalx("front: cannot add the channel event");
+	if (f->d != NULL)
+		front_go(f);
+	log_debug("front: pid %d", (int)f->pid);
+	return;
+retry:
+	f->pid = -1;
+	tv.tv_sec = FRONT_BACKOFF_MAX_MS / 1000;
+	tv.tv_usec = 0;
+	evtimer_add(f->restart, &tv);
+}
+
+/* Bind the socket, mode 0666, replacing a stale one. */
+static int
+front_bind(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, r;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			close(fd);
+			return -EEXIST;
+		}
+		/* A live trashd answers: never steal its socket. */
+		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 ||
+		    errno == EAGAIN) {
+			close(fd);
+			return -EADDRINUSE;
+		}
+		close(fd);
+		(void)unlink(path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+		    SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			return -errno;
+	}
+	/* It listens once the daemon is open: front_attach(). */
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    chmod(path, 0666) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/*
+ * Bind the control socket and fork the front, before anything else is
+ * opened.  NULL without a socket to listen on (the fuzzer's daemon).
+ * The socket listens from front_attach() on: until then a client is
+ * refused at once, as when no trashd runs, and one that connects is
+ * answered (scripts and the tests wait for that).
+ */
+struct front *
+front_start(const struct config *conf, struct event_base *base)
+{
+	struct front *f;
+	char *dir, *slash;
+	int fd;
+
+	if (conf->socket == NULL || conf->socket[0] == '\0')
+		return NULL;
+	/* /run/trashd: root's, others may only traverse it. */
+	dir = xstrdup(conf->socket);
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) == 0)
+			(void)chmod(dir, 0755);
+	}
+	free(dir);
+	if ((fd = front_bind(conf->socket)) < 0) {
+		errno = -fd;
+		log_warn("control: %s", conf->socket);
+		return NULL;
+	}
+	f = xcalloc(1, sizeof(*f));
+	f->base = base;
+	f->path = xstrdup(conf->socket);
+	f->lfd = fd;
+	f->chan = -1;
+	f->backoff_ms = FRONT_BACKOFF_MS;
+	f->client_timeout = conf->client_timeout > 0 ? conf->client_timeout :
+	    30;
+	if ((f->restart = evtimer_new(base, front_restart, f)) == NULL)
+		fatalx("front: evtimer_new");
+	front_fork(f);
+	log_info("control: listening on %s (front pid %d)", f->path,
+	    (int)f->pid);
+	return f;
+}
+
+/* The daemon is open: take the clients the front hands over. */
+void
+front_attach(struct front *f, struct trashd *d)
+{
+	if (f == NULL)
+		return;
+	f->d = d;
+	/* Until now a client was refused, as no trashd: not kept waiting. */
+	if (listen(f->lfd, 128) < 0)
+		fatal("control: listen %s", f->path);
+	if (f->ev != NULL)
+		front_go(f);
+}
+
+void
+front_stop(struct front *f)
+{
+	if (f == NULL)
+		return;
+	if (f->ev != NULL)
+		event_free(f->ev);
+	event_free(f->restart);
+	if (f->chan >= 0)
+		close(f->chan);
+	if (f->pid > 0) {
+		(void)kill(f->pid, SIGTERM);
+		while (waitpid(f->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(f->lfd);
+	(void)unlink(f->path);
+	free(f->path);
+	free(f);
+}
+
+pid_t
+front_pid(const struct front *f)
+{
+	return f != NULL ? f->pid : -1;
+}
