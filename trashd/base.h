@@ -118,7 +118,8 @@ int	 caps_limit(const int *, size_t);
 void	 caps_keep_fds(int *, size_t);
 
 /* child.c: the one place trashd forks. */
-pid_t	 child_fork(const char *name, const int *keep, size_t n, int *fd);
+pid_t	 child_fork(const char *name, int chan, const int *keep, size_t n,
+	    int *fd);
 extern const int caps_kept[];
 extern const size_t caps_nkept;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The one place trashd forks its children (a restore as its caller, the
- * wipe worker): what every child must shed of the daemon happens here,
+ * The one place trashd forks its children (the front process, a restore
+ * as its caller, the wipe worker): what every child must shed of the daemon happens here,
  * so no child can forget one of them.
  */
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -16,8 +17,9 @@
 
 /*
  * Fork a child named @name (its comm, as ps shows it), joined to the
- * daemon by a pipe: *@fd is the read end in the parent, the write end in
- * the child.  The child keeps fds 0-2, its end of the pipe and the @n fds
+ * daemon by a pipe (@chan 0: *@fd is the read end in the parent, the
+ * write end in the child) or by a socketpair of type @chan (such as
+ * SOCK_SEQPACKET: both ways; *@fd is each side's end).  The child keeps fds 0-2, its end of the pipe and the @n fds
  * of @keep, every other fd closed by number (the listening and clients'
  * sockets, inotify, the event loop's, the index's: a forked child never
  * touches SQLite or libevent state), with syslog's socket forgotten
@@ -28,7 +30,7 @@
  * Returns the pid in the parent, 0 in the child, or -errno.
  */
 pid_t
-child_fork(const char *name, const int *keep, size_t n, int *fd)
+child_fork(const char *name, int chan, const int *keep, size_t n, int *fd)
 {
 	/* The daemon's; SIGPIPE stays ignored: a write says EPIPE. */
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGALRM };
@@ -37,7 +39,8 @@ child_fork(const char *name, const int *keep, size_t n, int *fd)
 	size_t i;
 	pid_t pid;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if ((chan == 0 ? pipe2(p, O_CLOEXEC) : socketpair(AF_UNIX,
+	    chan | SOCK_CLOEXEC, 0, p)) < 0)
 		return -errno;
 	if ((pid = fork()) < 0) {
 		pid = -errno;
@@ -50,6 +53,7 @@ child_fork(const char *name, const int *keep, size_t n, int *fd)
 		*fd = p[0];
 		return pid;
 	}
+	close(p[0]);
 	closelog();
 	k = xcalloc(n + 1, sizeof(*k));
 	for (i = 0; i < n; i++)

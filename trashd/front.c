@@ -716,20 +716,13 @@ front_jail(const char *empty, uid_t uid, gid_t gid, const char *name)
 static void __attribute__((noreturn))
 front_main(struct front *f, pid_t parent)
 {
-	int keep[2] = { f->lfd, f->chan };
 	const char *name;
 	char *empty;
 	uid_t uid;
 	gid_t gid;
 
-	/* The parent's handlers write to its fds, gone here. */
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGPIPE, SIG_IGN);
-	/* ps(1) and the tests tell it from the daemon and the workers. */
-	(void)prctl(PR_SET_NAME, "trashd-front", 0, 0, 0);
-	caps_keep_fds(keep, 2);
+	/* child_fork() left it the socket and the channel, default signal
+	 * handlers but SIGPIPE's (ignored), and its name for ps(1). */
 	fp.chan = f->chan;
 	log_sink(front_log_sink);
 	front_user(&uid, &gid, &name);
@@ -916,25 +909,19 @@ front_fork(struct front *f)
 {
 	pid_t parent = getpid();
 	struct timeval tv;
-	int sv[2];
+	int fd;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		log_warn("front: socketpair");
+	if ((f->pid = child_fork("trashd-front", SOCK_SEQPACKET, &f->lfd, 1,
+	    &fd)) < 0) {
+		errno = (int)-f->pid;
+		log_warn("front: fork");
 		goto retry;
 	}
-	switch ((f->pid = fork())) {
-	case -1:
-		log_warn("front: fork");
-		close(sv[0]);
-		close(sv[1]);
-		goto retry;
-	case 0:
-		close(sv[0]);
-		f->chan = sv[1];
+	if (f->pid == 0) {
+		f->chan = fd;
 		front_main(f, parent);
 	}
-	close(sv[1]);
-	f->chan = sv[0];
+	f->chan = fd;
 	f->started_ns = now_ns();
 	evutil_make_socket_nonblocking(f->chan);
 	f->ev = event_new(f->base, f->chan, EV_READ | EV_PERSIST, front_read,

@@ -688,7 +688,7 @@ restore_start(struct trashd *d, const struct restore_client *cl, void *c,
 		goto fail;
 	keep[0] = fs->rootfd;
 	keep[1] = tu->fd;
-	if ((j->pid = child_fork("trashd-restore", keep, 2, &fd)) < 0) {
+	if ((j->pid = child_fork("trashd-restore", 0, keep, 2, &fd)) < 0) {
 		r = (int)j->pid;
 		goto fail;
 	}

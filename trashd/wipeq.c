@@ -660,7 +660,7 @@ wipe_kick(struct trashd *d)
 		if (o.discard)
 			keep[n++] = d->fs[i].rootfd;
 	}
-	w->pid = child_fork("trashd-wipe", keep, n, &fd);
+	w->pid = child_fork("trashd-wipe", 0, keep, n, &fd);
 	free(keep);
 	if (w->pid < 0) {
 		errno = (int)-w->pid;
