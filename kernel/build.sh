@@ -7,17 +7,26 @@
 # /var/cache/trashbin); a second run only rebuilds what changed.
 #
 # Prints the path of the bzImage on stdout; progress goes to stderr.
+#
+# --deb: the same kernel as a Debian package, as an admin installs it:
+# `make bindeb-pkg` on the cached build with the release name
+# 6.1.N-trashbin (the tree's own is 6.1.N, which any other build of that
+# source has too), then the default build put back as it was.  The .debs
+# are kept in $TRASHBIN_CACHE/kdeb/FLAVOR.KEY/ (KEY: the source, the
+# series, the config, the release name): a second run with the same
+# inputs does no make at all.  Prints the linux-image .deb's path.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${TRASHBIN_CACHE:-/var/cache/trashbin}
-flavor=patched variant=
+flavor=patched variant= deb=0
 for arg in "$@"; do
 	case "$arg" in
 	--vanilla) flavor=vanilla ;;
 	--patched) flavor=patched ;;
 	--bench) variant=-bench ;;
-	*) echo "usage: $0 [--patched|--vanilla] [--bench]" >&2; exit 2 ;;
+	--deb) deb=1 ;;
+	*) echo "usage: $0 [--patched|--vanilla] [--bench] [--deb]" >&2; exit 2 ;;
 	esac
 done
 
@@ -45,6 +54,7 @@ fi
 #    pristine copy and patched again; every file touched gets a new mtime
 #    so make rebuilds exactly what the change affects.
 tree=$pristine
+key=$ver
 if [ "$flavor" = patched ]; then
 	tree=$cache/tree-patched
 	key=$( (echo "$ver"; cd "$here" && cat series &&
@@ -104,7 +114,55 @@ if [ "$(cat "$out/.trashbin-config" 2>/dev/null)" != "$ckey" ] ||
 	echo "$ckey" > "$out/.trashbin-config"
 fi
 
+# 3b. A packaged kernel already built from these inputs: nothing to make.
+localversion=-trashbin
+if [ "$deb" = 1 ]; then
+	dkey=$(echo "$flavor$variant $key $ckey $localversion" | sha256sum | cut -c1-16)
+	kdeb=$cache/kdeb/$flavor$variant.$dkey
+	if [ -f "$kdeb/.done" ]; then
+		ls "$kdeb"/linux-image-*.deb | grep -v -- -dbg_
+		exit 0
+	fi
+fi
+
 # 4. Build.
 log "building $flavor bzImage"
 make -s -C "$tree" O="$out" -j"$(nproc)" bzImage >&2
-echo "$out/arch/x86/boot/bzImage"
+if [ "$deb" = 0 ]; then
+	echo "$out/arch/x86/boot/bzImage"
+	exit 0
+fi
+
+# 5. --deb: bindeb-pkg on the build above, with the release name; then
+#    the plain bzImage again, so that the default build finds its tree as
+#    it left it and costs what it did.  Each switch of the release string
+#    recompiles the few objects that print it (utsrelease.h, version.o)
+#    and relinks: two links.  (A build directory of its own would cost a
+#    whole kernel build the first time: objtool, which every object
+#    depends on, is relinked in a new directory.)  builddeb writes the
+#    packages to the build directory's parent; they are moved to $kdeb.
+pkgs() {
+	find "$cache" -maxdepth 1 -type f \( -name '*.deb' -o -name '*.buildinfo' \
+		-o -name '*.changes' \) "$@"
+}
+kver=$(make -s -C "$tree" O="$out" kernelversion)
+log "building the $flavor kernel package ($kver$localversion)"
+start=$(date +%s)
+pkgs -delete
+mkdir -p "$cache/kdeb"
+make -s -C "$tree" O="$out" -j"$(nproc)" LOCALVERSION="$localversion" \
+	KDEB_PKGVERSION="$kver-1+tb$dkey" bindeb-pkg \
+	> "$cache/kdeb/build.log" 2>&1 ||
+	{ tail -n 40 "$cache/kdeb/build.log" >&2; exit 1; }
+rm -rf "$kdeb"
+mkdir -p "$kdeb"
+pkgs -exec mv -t "$kdeb" {} +
+log "bindeb-pkg took $(( $(date +%s) - start ))s; the plain bzImage again"
+make -s -C "$tree" O="$out" -j"$(nproc)" bzImage >&2
+log "the package and the switch back took $(( $(date +%s) - start ))s"
+touch "$kdeb/.done"
+# Packages of older inputs are not used any more.
+for old in "$cache"/kdeb/"$flavor$variant".*; do
+	[ "$old" = "$kdeb" ] || rm -rf "$old"
+done
+ls "$kdeb"/linux-image-*.deb | grep -v -- -dbg_

@@ -8,6 +8,7 @@ pkgs=(
 	libsystemd-dev				# trashd: sd_notify, the journal
 	libsmartcols-dev python3		# trashctl's tables; JSON checked
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev cpio rsync kmod
+	dpkg-dev fakeroot			# kernel/build.sh --deb (bindeb-pkg)
 	python3-ply python3-git			# checkpatch.pl's SPDX check
 	qemu-system-x86 busybox-static e2fsprogs	# the quick guest
 	stress-ng				# its regression stressors

@@ -1,14 +1,16 @@
 #!/bin/bash
-# The main job: build what is missing (kernel, Debian guest image, the
-# project installed into it), boot the full guest (systemd, cloud-init
+# The main job: build what is missing (the kernel's and the project's
+# Debian packages, the Debian guest image, a provisioning boot that
+# installs the packages), boot the full guest (systemd, cloud-init
 # users, trashd as a service, pam_trash at login) and narrate scenarios
 # 1-3 with each command shown as its user types it.  With a terminal
 # attached, it then leaves you at a guest shell as the unprivileged user
 # alice (type "exit" to power the guest off).
 #
-# First run: debootstrap (~1.5 min), the kernel if not cached (~7 min),
-# and a provisioning boot with cloud-init (~7 min under TCG); later runs
-# reuse all three from /var/cache/trashbin.
+# First run: debootstrap (~2-4 min), the kernel package if not cached
+# (a kernel build), the project's packages (~1.5 min) and a provisioning
+# boot with cloud-init (~7 min under TCG); later runs reuse them all from
+# /var/cache/trashbin.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bash "$top/tests/deps.sh"
@@ -17,9 +19,9 @@ for p in debootstrap cloud-image-utils qemu-utils; do
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends "$p" >&2
 done
-echo "== building the patched kernel (cached in ${TRASHBIN_CACHE:-/var/cache/trashbin})"
-TRASHBIN_BZIMAGE=$("$top/kernel/build.sh")
-export TRASHBIN_BZIMAGE
+echo "== building the patched kernel's package (cached in ${TRASHBIN_CACHE:-/var/cache/trashbin})"
+TRASHBIN_KERNEL_DEB=$("$top/kernel/build.sh" --deb)
+export TRASHBIN_KERNEL_DEB
 if [ -t 0 ] && [ -t 1 ]; then
 	echo "== booting the full guest (QEMU TCG: a few minutes); the demo then runs here"
 	exec "$top/vm/full/run.sh" --suite demo --timeout 1800 --interactive

@@ -1,12 +1,16 @@
 #!/bin/bash
 # The end-to-end scenarios of issue 5, in the full guest (systemd, users
 # made by cloud-init, trashd as a hardened service, pam_trash in the
-# session stack), as TAP.  Three boots:
-#   boot 1: scenarios 1-4, and the first half of 5 (trashd stopped, files
-#           deleted, clean reboot)
+# session stack), as TAP, on what the provisioning boot installed from the
+# Debian packages.  Three boots:
+#   boot 1: the packages (the kernel booted is the one dpkg installed),
+#           trashd as a service (READY, a reload refused with a broken
+#           config and taken with a good one), scenarios 1-4, and the
+#           first half of 5 (trashd stopped, files deleted, clean reboot)
 #   boot 2: the rest of 5, then 6 starts an rm -rf and asks the host to
 #           kill QEMU hard in the middle of it
-#   boot 3: the rest of 6 (e2e.sh is run again each boot: TB_BOOT says which)
+#   boot 3: the rest of 6, then 7: dpkg --purge of the packages (e2e.sh is
+#           run again each boot: TB_BOOT says which)
 . ./lib.sh
 set -o pipefail
 
@@ -40,6 +44,93 @@ restarted() {
 }
 large_wiped() {
 	[ "$(db "SELECT state FROM entries WHERE orig_path LIKE '%large.bin'")" = wiped ]
+}
+
+# ---- 0: the packages, and trashd as a service ----
+
+# The kernel booted is the package's: its release is uname -r, and its
+# /boot/vmlinuz is byte for byte the image the host booted (kernel.sha256,
+# written by vm/full/run.sh).
+t_kernel_package() {
+	local pkg rel
+	pkg=$(dpkg-query -W -f='${Package} ${Status}\n' 'linux-image-*' |
+		awk '$NF == "installed" { print $1 }')
+	echo "installed: $pkg $(dpkg-query -W -f='${Version}' "$pkg")"
+	check_eq "kernel packages installed" 1 "$(echo "$pkg" | wc -w)"
+	rel=${pkg#linux-image-}
+	check_eq "the package's release" "$rel" "$(uname -r)"
+	case "$rel" in *-trashbin) ;; *) die "release $rel is not -trashbin" ;; esac
+	dpkg -L "$pkg" | grep -qx "/boot/vmlinuz-$rel" || die "$pkg has no /boot/vmlinuz-$rel"
+	check_eq "sha256 of /boot/vmlinuz-$rel" "$(cat kernel.sha256)" \
+		"$(sha256sum < "/boot/vmlinuz-$rel" | cut -d' ' -f1)"
+	# Nothing the packages installed was changed since, but the site's
+	# trashd.conf (a conffile kept at install).
+	dpkg -V trashd trashctl libpam-trash "$pkg" > /tmp/verify || true
+	cat /tmp/verify
+	! grep -v ' c /etc/trashd/trashd.conf$' /tmp/verify | grep -q . ||
+		die "dpkg -V: installed files changed"
+}
+
+# Type=notify: "active (running)" and systemd's "Started" only after
+# READY=1; the status text is the steady one; no restart on the way.
+t_service_ready() {
+	local st p
+	wait_trashd
+	st=$(systemctl status --no-pager trashd 2>&1) || true
+	echo "$st" | head -n 6
+	echo "$st" | grep -q 'Active: active (running)' || die "not active (running)"
+	echo "$st" | grep -q 'Status: "managing ' || die "no READY status text"
+	p=$(systemctl show -p ActiveState -p SubState -p StatusText -p NRestarts \
+		-p Result trashd)
+	echo "$p"
+	echo "$p" | grep -qx 'ActiveState=active'
+	echo "$p" | grep -qx 'NRestarts=0'
+	echo "$p" | grep -q '^StatusText=managing '
+	journalctl -b -u trashd --no-pager | grep -E 'Started|trashd\[' | head -n 5
+	journalctl -b -u trashd --no-pager | grep -q 'Started trashd.service' ||
+		die "no 'Started' for trashd in this boot's journal"
+}
+
+# The config's retention as the running trashd has it, in seconds.
+conf_retention() {
+	asq carol 'trashctl -j policy get default' |
+		pyj '[p["retention"] for p in d["policies"] if p["kind"] == "config" and "retention" in p][0]'
+}
+is_retention() { [ "$(conf_retention)" = "$1" ]; }
+
+# ExecReload= runs trashd -t first: a broken trashd.conf fails the
+# reload, and the daemon goes on (same pid) with the config it had; a
+# good one is then taken without a restart.
+t_reload() {
+	local conf=/etc/trashd/trashd.conf pid0 rc=0
+	wait_trashd
+	cp -p "$conf" "$TB_STATE/trashd.conf.good"
+	pid0=$(systemctl show -p MainPID --value trashd)
+	check_eq "retention in effect" 2592000 "$(conf_retention)"
+	# Broken: a new retention, and a key trashd does not know.
+	sed 's/^retention .*/retention 7d/' "$TB_STATE/trashd.conf.good" > "$conf"
+	echo 'no-such-key yes' >> "$conf"
+	systemctl reload trashd 2>&1 || rc=$?
+	[ "$rc" != 0 ] || die "the reload with a broken config succeeded"
+	journalctl -b -u trashd --no-pager | grep -i 'no-such-key' | tail -n 2
+	journalctl -b -u trashd --no-pager | grep -qi 'no-such-key' ||
+		die "trashd -t said nothing about the broken line"
+	sleep 2
+	systemctl is-active -q trashd || die "trashd stopped: $(systemctl is-active trashd)"
+	check_eq "MainPID after the refused reload" "$pid0" \
+		"$(systemctl show -p MainPID --value trashd)"
+	check_eq "retention still in effect" 2592000 "$(conf_retention)"
+	# Good again, with another retention: taken by the reload.
+	sed 's/^retention .*/retention 14d/' "$TB_STATE/trashd.conf.good" > "$conf"
+	systemctl reload trashd || die "the reload with a good config failed"
+	wait_for 30 is_retention 1209600 || die "retention now $(conf_retention), not 14d"
+	check_eq "MainPID after the reload" "$pid0" \
+		"$(systemctl show -p MainPID --value trashd)"
+	# And back to the site's.
+	cp -p "$TB_STATE/trashd.conf.good" "$conf"
+	systemctl reload trashd
+	wait_for 30 is_retention 2592000 || die "retention now $(conf_retention), not 30d"
+	systemctl is-active trashd
 }
 
 # ---- 1: login, rm -rf, list, restore ----
@@ -252,8 +343,38 @@ t_powercut_check() {
 	check_eq "entries in /.trash/$uid vs indexed" "$n" "$m"
 }
 
+# ---- 7: dpkg --purge removes what the packages made, and only that ----
+t_purge() {
+	local out
+	out=$(dpkg --purge trashctl libpam-trash trashd 2>&1) ||
+		{ echo "$out"; die "dpkg --purge failed"; }
+	echo "$out" | tail -n 8
+	for p in trashd trashctl libpam-trash; do
+		! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -qx 'install ok installed' ||
+			die "$p still installed"
+	done
+	! systemctl is-active -q trashd || die "trashd still running"
+	check_absent /usr/sbin/trashd
+	check_absent /lib/systemd/system/trashd.service
+	check_absent /etc/trashd/trashd.conf
+	check_absent /var/lib/trashd
+	check_absent /run/trashd
+	! grep -q pam_trash /etc/pam.d/common-session ||
+		die "pam_trash.so still in common-session"
+	# The group was the site's (cloud-init made it first): it stays,
+	# and so do the users' trashes.
+	getent group trashadm || die "purge removed the site's trashadm group"
+	check_exists /home/.trash
+	# And a login still works without the module.
+	as alice 'echo still here' | grep -q 'still here'
+}
+
 case "$TB_BOOT" in
 1)
+	run_test "0a. the booted kernel is the installed linux-image package's: release = uname -r, /boot/vmlinuz = the booted image" t_kernel_package
+	run_test "0b. systemctl status trashd: active (running) after READY, the steady status, no restarts" t_service_ready
+	run_test "0c. reload with a broken trashd.conf refused (old config kept, same pid), a good one taken" t_reload
 	run_test "1. login via PAM sets +u; rm -rf; trashctl list; trashctl restore ~/project gives the same tree" t_restore_tree
 	run_test "2. a +s file is wiped: none of its marker bytes left on the raw disk" t_wipe_raw
 	run_test "3. 1 MiB quota set by an admin: oldest purged, audit shows why" t_quota_purge
@@ -266,6 +387,7 @@ case "$TB_BOOT" in
 	;;
 3)
 	run_test "6. power cut during rm -rf: e2fsck -fn clean, every file in place or trashed and indexed" t_powercut_check
+	run_test "7. dpkg --purge: daemon, unit, config, index, socket dir and PAM profile gone; the site's group and the trashes stay" t_purge
 	done_testing
 	;;
 esac

@@ -1,9 +1,62 @@
 #!/bin/bash
 # The provisioning boot (vm/full/run.sh runs it with the seed, once per
-# image and seed, and caches the result): cloud-init made the users and the
-# config, trashd runs as a hardened service, pam_trash is in the session
-# stack.  Every other suite starts from the disks this boot left.
+# image, seed and packages, and caches the result): cloud-init made the
+# users and the site's trashd.conf; here the packages are installed from
+# the tests disk as an admin installs them (apt, offline: their
+# dependencies are in the root already, vm/full/mkroot.sh), the kernel's
+# with dpkg, and the PAM profile enabled with pam-auth-update; then trashd
+# runs as a hardened service and pam_trash is in the session stack.
+# Every other suite starts from the disks this boot left.
 . ./lib.sh
+
+# The project's packages: apt resolves their Depends from what is
+# installed (no network, no package lists); the postinsts make the
+# group, the directories and start trashd.  --force-confold: the site's
+# trashd.conf (written by cloud-init first, as configuration management
+# does) stays, as dpkg would ask at a terminal.
+t_install_packages() {
+	local d out
+	ls debs/*.deb
+	out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends \
+		-o Dpkg::Options::=--force-confdef \
+		-o Dpkg::Options::=--force-confold \
+		"$PWD"/debs/*.deb 2>&1) ||
+		{ echo "$out" | tail -n 40; die "apt-get install failed"; }
+	echo "$out" | tail -n 25
+	for d in trashd trashctl libpam-trash; do
+		check_eq "dpkg status of $d" "install ok installed" \
+			"$(dpkg-query -W -f='${Status}' "$d")"
+	done
+	dpkg -L trashd | grep -qx /usr/sbin/trashd || die "trashd has no /usr/sbin/trashd"
+	grep -q '^# Written by the NoCloud seed' /etc/trashd/trashd.conf ||
+		die "the site's trashd.conf was replaced"
+	systemctl is-enabled trashd
+	wait_for 60 trashd_up || die "the package did not start trashd: $(systemctl status trashd 2>&1 | tail -n 20)"
+}
+
+# The kernel's package, as built by kernel/build.sh --deb; the suites
+# check that what they boot is its /boot/vmlinuz (tests/full/e2e.sh).
+t_install_kernel() {
+	local deb pkg
+	deb=$(ls kernel/linux-image-*.deb)
+	pkg=$(dpkg-deb -f "$deb" Package)
+	dpkg -i "$deb" || die "dpkg -i $deb failed"
+	check_eq "dpkg status of $pkg" "install ok installed" \
+		"$(dpkg-query -W -f='${Status}' "$pkg")"
+	ls -l /boot
+	check_eq "the running kernel's release" "${pkg#linux-image-}" "$(uname -r)"
+}
+
+# Enabled the Debian way, not by editing /etc/pam.d.
+t_pam_profile() {
+	DEBIAN_FRONTEND=noninteractive pam-auth-update --enable trash
+	grep -n 'pam_trash' /etc/pam.d/common-session ||
+		die "pam_trash.so not in common-session"
+	grep -q '^session[[:space:]].*pam_trash\.so' /etc/pam.d/common-session
+	! grep -q pam_trash /etc/pam.d/common-session-noninteractive ||
+		die "pam_trash in the non-interactive sessions"
+}
 
 t_cloud_init() {
 	cloud-init status --wait >/dev/null || true
@@ -68,6 +121,9 @@ t_pamtester() {
 }
 
 run_test "cloud-init made the users, the admin group and the config" t_cloud_init
+run_test "apt-get install ./trashd ./trashctl ./libpam-trash .debs, offline: installed, trashd started" t_install_packages
+run_test "dpkg -i the kernel's .deb: installed, its release is the running kernel's" t_install_kernel
+run_test "pam-auth-update --enable trash: pam_trash.so in common-session" t_pam_profile
 run_test "/home is the data disk, trashd created /.trash" t_home_disk
 run_test "trashd runs hardened, keeps its caps, logs to the journal" t_unit_hardened
 run_test "su - bob goes through pam_trash: +u on the home" t_pam_login

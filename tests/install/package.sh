@@ -4,10 +4,55 @@
 # on the .changes.  Fails on a build failure or on any lintian error; the
 # warnings are printed.  The .debs stay in OUTDIR.
 #   tests/install/package.sh [OUTDIR]      (default /tmp/trashbin-package)
+#
+# --cache DIR (the full guest, vm/full/run.sh): the same build, into
+# DIR/debs-KEY, KEY a hash of the sources it copies (content and mode;
+# but vm/, bench/ and tests/full/, which the build never reads, so that
+# editing a guest suite builds nothing) and of this script; when
+# DIR/debs-KEY is complete it is not built again, and the copy of the
+# tree it was built in is removed.  The report goes to stderr, the
+# directory's path to stdout.
+#   tests/install/package.sh --cache DIR
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:-/tmp/trashbin-package}
 ver=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+
+# What a clone has, plus files not yet committed; no build trees.
+# NUL-separated, relative to $top.
+sources() {
+	if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+		git -C "$top" ls-files -z --cached --others --exclude-standard |
+			(cd "$top" && while IFS= read -r -d '' f; do
+				[ -e "$f" ] && printf '%s\0' "$f"; done)
+	else
+		(cd "$top" && find . \( -path ./build -o -path ./.git \) -prune \
+			-o ! -type d -printf '%P\0')
+	fi
+}
+
+if [ "${1:-}" = --cache ]; then
+	[ $# = 2 ] || { echo "usage: $0 [OUTDIR | --cache DIR]" >&2; exit 2; }
+	inputs() {
+		sources | sort -z | grep -zv -e '^vm/' -e '^bench/' -e '^tests/full/'
+	}
+	key=$( { inputs | (cd "$top" && xargs -0 stat -c '%n %a') &&
+		inputs | (cd "$top" && xargs -0 sha256sum) &&
+		sha256sum < "$0"; } | sha256sum | cut -c1-16)
+	out=$2/debs-$key
+	if [ ! -f "$out/.done" ]; then
+		"$0" "$out" >&2
+		rm -rf "$out/trashbin-$ver"
+		touch "$out/.done"
+		# Packages of older sources are not used any more.
+		for old in "$2"/debs-*; do
+			[ "$old" = "$out" ] || rm -rf "$old"
+		done
+	fi
+	echo "$out"
+	exit 0
+fi
+
+out=${1:-/tmp/trashbin-package}
 src=$out/trashbin-$ver
 
 for t in dpkg-buildpackage dh lintian; do
@@ -16,16 +61,7 @@ for t in dpkg-buildpackage dh lintian; do
 done
 rm -rf "$out"
 mkdir -p "$src"
-# What a clone has, plus files not yet committed; no build trees.
-if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
-	git -C "$top" ls-files -z --cached --others --exclude-standard |
-		(cd "$top" && while IFS= read -r -d '' f; do
-			[ -e "$f" ] && printf '%s\0' "$f"; done) |
-		tar -C "$top" --null -T - -cf - | tar -C "$src" -xf -
-else
-	tar -C "$top" --exclude=./build --exclude=./.git -cf - . |
-		tar -C "$src" -xf -
-fi
+sources | tar -C "$top" --null -T - -cf - | tar -C "$src" -xf -
 
 start=$(date +%s)
 (cd "$src" && dpkg-buildpackage -b -us -uc) > "$out/build.log" 2>&1 || {

@@ -8,9 +8,9 @@
 #
 # KEY is a hash of this script (the package list and every setting are in
 # it) and of the apt mirror.  Prints the tree's path on stdout; progress
-# goes to stderr.  The project's binaries are NOT in this tree: mkimage.sh
-# installs them (cmake --install) into a copy, so a rebuild of the
-# binaries never needs a new debootstrap.
+# goes to stderr.  The project is NOT in this tree: the provisioning boot
+# installs its packages (tests/full/provision.sh), so a rebuild of them
+# never needs a new debootstrap.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${TRASHBIN_CACHE:-/var/cache/trashbin}/full
@@ -27,13 +27,15 @@ fi
 : "${mirror:=http://deb.debian.org/debian}"
 
 # Everything the guest needs at run time.  python3-cffi-backend: debootstrap
-# does not resolve the virtual package that cloud-init's deps need.
+# does not resolve the virtual package that cloud-init's deps need.  The
+# last line: the Depends of the project's packages (debian/control's
+# shlibs), which apt must find installed, the guest being offline.
 pkgs=(
 	systemd systemd-sysv udev dbus-broker
 	cloud-init python3-cffi-backend
 	e2fsprogs attr util-linux mount procps
-	libpam-modules libpam-runtime login passwd pamtester
-	libevent-2.1-7 libsqlite3-0 libcap2 libsystemd0 sqlite3
+	libpam-modules libpam-runtime login passwd pamtester sqlite3
+	libevent-2.1-7 libsqlite3-0 libcap2 libsystemd0 libpam0g libsmartcols1
 )
 
 key=$( { cat "$0"; echo "$mirror"; } | sha256sum | cut -c1-16)
@@ -53,9 +55,16 @@ mkdir -p "$cache"
 rm -rf "$root" "$root.tmp"
 log "debootstrap bookworm from $mirror into $root (about 2 minutes)"
 start=$(date +%s)
-debootstrap --variant=minbase --include="$(IFS=,; echo "${pkgs[*]}")" \
-	bookworm "$root.tmp" "$mirror" >&2 ||
-	{ tail -n 30 "$root.tmp/debootstrap/debootstrap.log" >&2 || true; exit 1; }
+# Twice: a mirror that drops one download ("Couldn't download packages:
+# adduser", seen once) fails the whole debootstrap.
+for try in 1 2; do
+	debootstrap --variant=minbase --include="$(IFS=,; echo "${pkgs[*]}")" \
+		bookworm "$root.tmp" "$mirror" >&2 && break
+	tail -n 30 "$root.tmp/debootstrap/debootstrap.log" >&2 || true
+	[ "$try" = 1 ] || exit 1
+	log "debootstrap failed; once more"
+	rm -rf "$root.tmp"
+done
 log "debootstrap took $(( $(date +%s) - start ))s"
 
 r=$root.tmp

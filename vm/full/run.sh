@@ -5,6 +5,15 @@
 # guest that hangs (killed after --timeout seconds per boot), or any
 # kernel BUG, WARNING, lockdep or KASAN report on the console.
 #
+# What runs in it is what an admin installs: the project's Debian packages
+# (tests/install/package.sh --cache: built once per source) and the
+# kernel's (kernel/build.sh --deb, or $TRASHBIN_KERNEL_DEB), on the tests
+# disk under debs/ and kernel/, installed by the provisioning boot.  The
+# guest boots the vmlinuz of that kernel package (with -kernel: the guest
+# has no boot loader), whose sha256 goes in as kernel.sha256, so that a
+# test can check it is the /boot/vmlinuz-$(uname -r) dpkg installed.
+# ($TRASHBIN_BZIMAGE, the quick guests' kernel, is not used here.)
+#
 #   vm/full/run.sh [--suite NAME] [--timeout SECONDS] [--fresh]
 #                  [--max-boots N] [--keep DIR] [--interactive]
 #
@@ -18,11 +27,13 @@
 # overlay over the provisioned root and a copy of the provisioned /home.
 #
 # Provisioning: the first boot of a root image with the NoCloud seed runs
-# cloud-init (users, config, trashd enabled) and tests/full/provision.sh;
-# when that passes, its disks are cached as
+# cloud-init (users, the site's trashd.conf) and tests/full/provision.sh
+# (the packages installed, the PAM profile enabled); when that passes,
+# its disks are cached as
 #   $TRASHBIN_CACHE/full/prov-KEY/{root.qcow2,home.img}
-# (KEY: the image, the seed, provision.sh) and every later run starts from
-# them: cloud-init costs minutes under TCG with the debug kernel.
+# (KEY: the image, the seed, provision.sh, the packages) and every later
+# run starts from them: cloud-init costs minutes under TCG with the debug
+# kernel.
 # --fresh provisions anew into the run's own disks, without the cache.
 # --append adds to the kernel command line of the suite's boots (not the
 # provisioning boot), e.g. --append systemd.unit=emergency.target shows
@@ -51,12 +62,17 @@ for c in qemu-system-x86_64 qemu-img cloud-localds mkfs.ext4; do
 	command -v "$c" >/dev/null || { echo "$0: $c missing (tests/deps.sh)" >&2; exit 2; }
 done
 
-kernel=${TRASHBIN_BZIMAGE:-}
-[ -n "$kernel" ] || kernel=$("$top/kernel/build.sh")
 t0=$(date +%s)
-img=$("$here/mkimage.sh")
 cache=${TRASHBIN_CACHE:-/var/cache/trashbin}/full
-echo "# root image $img ready in $(( $(date +%s) - t0 ))s"
+kdeb=${TRASHBIN_KERNEL_DEB:-}
+[ -n "$kdeb" ] || kdeb=$("$top/kernel/build.sh" --deb)
+echo "# kernel package $(basename "$kdeb") ready in $(( $(date +%s) - t0 ))s"
+t1=$(date +%s)
+debs=$("$top/tests/install/package.sh" --cache "$cache")
+echo "# project packages in $debs ready in $(( $(date +%s) - t1 ))s"
+t1=$(date +%s)
+img=$("$here/mkimage.sh")
+echo "# root image $img ready in $(( $(date +%s) - t1 ))s"
 
 # A background job's stdin is /dev/null unless redirected: keep the
 # terminal on fd 3 for the interactive guest's console.
@@ -69,9 +85,21 @@ cleanup() {
 	[ -n "$keep" ] || rm -rf "$work"
 }
 trap cleanup EXIT
-rm -rf "$work"/*.log "$work"/*.txt "$work"/*.img "$work"/*.qcow2 "$work/prov"
-# The suites, on a small read-only disk (label trashtests).
-mkfs.ext4 -q -F -L trashtests -d "$top/tests/full" "$work/tests.img" 32M >/dev/null
+rm -rf "$work"/*.log "$work"/*.txt "$work"/*.img "$work"/*.qcow2 "$work/prov" \
+	"$work/tests" "$work/boot"
+# The kernel to boot: the one in the package.
+mkdir -p "$work/boot"
+dpkg-deb --fsys-tarfile "$kdeb" |
+	tar -C "$work/boot" --strip-components=2 -xf - --wildcards './boot/vmlinuz-*'
+kernel=$(ls "$work"/boot/vmlinuz-*)
+# The suites and the packages, on a small read-only disk (label trashtests).
+mkdir -p "$work/tests/debs" "$work/tests/kernel"
+cp -a "$top/tests/full/." "$work/tests/"
+cp "$debs"/trashd_*.deb "$debs"/trashctl_*.deb "$debs"/libpam-trash_*.deb \
+	"$work/tests/debs/"
+cp "$kdeb" "$work/tests/kernel/"
+sha256sum < "$kernel" | cut -d' ' -f1 > "$work/tests/kernel.sha256"
+mkfs.ext4 -q -F -L trashtests -d "$work/tests" "$work/tests.img" 64M >/dev/null
 printf 'instance-id: trashbin-%s\nlocal-hostname: trashbin\n' \
 	"$(date +%s)" > "$work/meta-data"
 cloud-localds "$work/seed.img" "$here/seed/user-data" "$work/meta-data"
@@ -201,7 +229,8 @@ if [ "$fresh" = 1 ] || [ "$suite" = provision ]; then
 	prov=$work/prov
 else
 	pkey=$( { echo "$img"; cat "$here/seed/user-data" \
-		"$top/tests/full/provision.sh" "$top/tests/full/lib.sh"; } |
+		"$top/tests/full/provision.sh" "$top/tests/full/lib.sh"; \
+		cd "$work/tests" && sha256sum debs/* kernel/*; } |
 		sha256sum | cut -c1-16)
 	prov=$cache/prov-$pkey
 fi
