@@ -192,5 +192,6 @@ void	 notify_stopping(void);
 
 /* ---- lock.c: one trashd per index ---- */
 int	 lock_index(const char *db, char *err, size_t errlen);
+int	 lock_socket(const char *sock, char *err, size_t errlen);
 
 #endif /* TRASHD_BASE_H */

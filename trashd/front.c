@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <dirent.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -100,6 +101,7 @@ struct front {
 	struct event_base *base;
 	char		*path;		/* the socket's */
 	int		 lfd;		/* listening, never accepted on here */
+	int		 lockfd;	/* "<socket>.lock", held (lock.c) */
 	int		 chan;		/* ours of the channel, -1: none */
 	pid_t		 pid;
 	struct event	*ev;		/* the channel */
@@ -992,8 +994,8 @@ struct front *
 front_start(const struct config *conf, struct event_base *base)
 {
 	struct front *f;
-	char *dir, *slash;
-	int fd;
+	char *dir, *slash, err[PATH_MAX + 256];
+	int fd, lockfd;
 
 	if (conf->socket == NULL || conf->socket[0] == '\0')
 		return NULL;
@@ -1005,15 +1007,23 @@ front_start(const struct config *conf, struct event_base *base)
 			(void)chmod(dir, 0755);
 	}
 	free(dir);
+	/* Held as long as this process lives; the front does not inherit
+	 * it, nor would its close drop it (a POSIX lock is the process's). */
+	if ((lockfd = lock_socket(conf->socket, err, sizeof(err))) < 0) {
+		log_warnx("control: %s", err);
+		return NULL;
+	}
 	if ((fd = front_bind(conf->socket)) < 0) {
 		errno = -fd;
 		log_warn("control: %s", conf->socket);
+		close(lockfd);
 		return NULL;
 	}
 	f = xcalloc(1, sizeof(*f));
 	f->base = base;
 	f->path = xstrdup(conf->socket);
 	f->lfd = fd;
+	f->lockfd = lockfd;
 	f->chan = -1;
 	f->backoff_ms = FRONT_BACKOFF_MS;
 	f->client_timeout = conf->client_timeout > 0 ? conf->client_timeout :
@@ -1057,6 +1067,7 @@ front_stop(struct front *f)
 	}
 	close(f->lfd);
 	(void)unlink(f->path);
+	close(f->lockfd);	/* after the unlink: the next one binds anew */
 	free(f->path);
 	free(f);
 }

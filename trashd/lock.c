@@ -32,17 +32,21 @@
  * Take the lock of index @db; the fd that holds it (kept open until
  * exit), or -errno with @err set: -EBUSY when another process holds it.
  */
-int
-lock_index(const char *db, char *err, size_t errlen)
+/*
+ * The lock "<@base>.lock" for what @base is (@what: "index", "socket").
+ * The fd that holds it, or -errno with *@err saying why.
+ */
+static int
+lock_take(const char *base, const char *what, char *err, size_t errlen)
 {
 	struct flock fl;
 	struct stat st;
 	char path[PATH_MAX];
 	int fd, r, tries;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s.lock", db) >=
+	if ((size_t)snprintf(path, sizeof(path), "%s.lock", base) >=
 	    sizeof(path)) {
-		snprintf(err, errlen, "%s.lock: %s", db,
+		snprintf(err, errlen, "%s.lock: %s", base,
 		    strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
 	}
@@ -79,7 +83,8 @@ lock_index(const char *db, char *err, size_t errlen)
 		if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK) {
 			snprintf(err, errlen, "%s: in use by another trashd, "
 			    "pid %ld (it holds %s); refusing to run a second "
-			    "one on the same index", db, (long)fl.l_pid, path);
+			    "one on the same %s", base, (long)fl.l_pid, path,
+			    what);
 			close(fd);
 			return -EBUSY;
 		}
@@ -87,4 +92,22 @@ lock_index(const char *db, char *err, size_t errlen)
 	snprintf(err, errlen, "%s: cannot lock: %s", path, strerror(EBUSY));
 	close(fd);
 	return -EBUSY;
+}
+
+int
+lock_index(const char *db, char *err, size_t errlen)
+{
+	return lock_take(db, "index", err, errlen);
+}
+
+/*
+ * One trashd per control socket too: the socket is bound early and
+ * listens only once the daemon is open (front.c), so in between a
+ * second trashd (another index, the same socket) would find it silent,
+ * take it for stale and replace it.  Held from before the bind.
+ */
+int
+lock_socket(const char *sock, char *err, size_t errlen)
+{
+	return lock_take(sock, "socket", err, errlen);
 }

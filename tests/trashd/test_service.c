@@ -386,6 +386,79 @@ test_lock_second(void **state)
 	tl_teardown(&t);
 }
 
+/*
+ * One trashd per control socket.  The socket is bound before the index is
+ * opened and listens only after (front.c), and in between it answers no
+ * one: a second trashd with another index took it for a stale socket,
+ * unlinked it and bound its own, and clients reached the wrong daemon.
+ * The window is held open here as a first trashd holds it: the test
+ * holds "<socket>.lock" and has the socket bound, not listening.  The
+ * second must refuse, naming the holder, and leave that socket alone.
+ */
+static void
+test_lock_socket(void **state)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct tl t;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct stat before, after;
+	char run[PATH_MAX], sock[PATH_MAX], lockp[PATH_MAX + 8];
+	char conf[PATH_MAX], log[PATH_MAX], text[3 * PATH_MAX], want[64];
+	char *out;
+	int64_t t0;
+	size_t len;
+	int lfd, sfd, status, n;
+	pid_t p, r;
+
+	(void)state;
+	tl_setup(&t);
+	snprintf(run, sizeof(run), "%s/run", t.root);
+	snprintf(sock, sizeof(sock), "%s/run/trashd.sock", t.root);
+	snprintf(lockp, sizeof(lockp), "%s.lock", sock);
+	snprintf(conf, sizeof(conf), "%s/two.conf", t.root);
+	snprintf(log, sizeof(log), "%s/two.log", t.root);
+	assert_int_equal(mkdir(run, 0755), 0);
+	lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(lfd >= 0);
+	assert_int_equal(fcntl(lfd, F_SETLK, &fl), 0);
+	sfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(sfd >= 0);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock);
+	assert_int_equal(bind(sfd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(lstat(sock, &before), 0);
+	/* Another index, the same socket. */
+	n = snprintf(text, sizeof(text), "database %s/two.db\nfilesystem "
+	    "%s\nsocket %s\nretention forever\nwatermark 0%%\n", t.root,
+	    t.fs, sock);
+	tl_write_file(conf, text, (size_t)n);
+
+	p = spawn(conf, log, NULL);
+	t0 = mono_ms();
+	while ((r = waitpid(p, &status, WNOHANG)) == 0 &&
+	    mono_ms() - t0 < 5000)
+		msleep(10);
+	if (r == 0) {
+		fprintf(stderr, "the second trashd took the socket\n");
+		kill(p, SIGTERM);
+		waitpid(p, &status, 0);
+		fail();
+	}
+	out = tl_read_file(log, &len);
+	printf("second trashd: %s", out);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+	snprintf(want, sizeof(want), "pid %d ", (int)getpid());
+	assert_non_null(strstr(out, want));
+	assert_non_null(strstr(out, "the same socket"));
+	free(out);
+	/* The socket is still the one bound here. */
+	assert_int_equal(lstat(sock, &after), 0);
+	assert_int_equal(after.st_ino, before.st_ino);
+	close(sfd);
+	close(lfd);
+	tl_teardown(&t);
+}
+
 /* ---- audit records to the journal ---- */
 
 static const char *
@@ -469,6 +542,7 @@ main(int argc, char *argv[])
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_notify_ready),
 		cmocka_unit_test(test_lock_second),
+		cmocka_unit_test(test_lock_socket),
 		cmocka_unit_test(test_journal_fields),
 	};
 
