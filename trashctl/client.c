@@ -45,7 +45,13 @@ static void
 ctl_print_error(struct ctx *ctx, int err, const char *msg)
 {
 	if (ctx->json) {
-		if (ctx->json_open) {
+		if (ctx->ndjson) {
+			/* A line of its own, and no "end": cut short. */
+			if (ctx->json_open && ctx->json_n > 0)
+				printf("\n");
+			ctx->json_open = false;
+			printf("{");
+		} else if (ctx->json_open) {
 			json_items_end(ctx, "");
 			printf(",");
 		} else {

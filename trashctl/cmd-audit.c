@@ -257,6 +257,9 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 				    "(a positive decimal number)", optarg);
 			num[A_LIMIT] = v;
 			break;
+		case OPT_NDJSON:
+			ctx->ndjson = true;
+			__attribute__((fallthrough));
 		case 'j':
 			ctx->json = true;
 			break;

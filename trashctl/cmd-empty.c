@@ -192,6 +192,9 @@ cmd_empty_exec(struct ctx *ctx, int argc, char **argv)
 		case 'y':
 			yes = true;
 			break;
+		case OPT_NDJSON:
+			ctx->ndjson = true;
+			__attribute__((fallthrough));
 		case 'j':
 			ctx->json = true;
 			break;

@@ -194,6 +194,9 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 				    "(a positive decimal number)", optarg);
 			proto_num(&b, A_LIMIT, v);
 			break;
+		case OPT_NDJSON:
+			ctx->ndjson = true;
+			__attribute__((fallthrough));
 		case 'j':
 			ctx->json = true;
 			break;

@@ -148,6 +148,9 @@ cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "+hj", cmd_policy_opts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case OPT_NDJSON:
+			ctx->ndjson = true;
+			__attribute__((fallthrough));
 		case 'j':
 			ctx->json = true;
 			break;

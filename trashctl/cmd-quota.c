@@ -121,6 +121,9 @@ cmd_quota_exec(struct ctx *ctx, int argc, char **argv)
 				    optarg);
 			proto_num(&b, A_UID, v);
 			break;
+		case OPT_NDJSON:
+			ctx->ndjson = true;
+			__attribute__((fallthrough));
 		case 'j':
 			ctx->json = true;
 			break;

@@ -143,6 +143,9 @@ cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
 		case 'f':
 			proto_num(&b, A_OVERWRITE, 1);
 			break;
+		case OPT_NDJSON:
+			ctx->ndjson = true;
+			__attribute__((fallthrough));
 		case 'j':
 			ctx->json = true;
 			break;

@@ -109,6 +109,9 @@ cmd_status_exec(struct ctx *ctx, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "hj", cmd_status_opts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case OPT_NDJSON:
+			ctx->ndjson = true;
+			__attribute__((fallthrough));
 		case 'j':
 			ctx->json = true;
 			break;

@@ -36,6 +36,9 @@ main(int argc, char *argv[])
 		ctx.socket = env;
 	while ((ch = getopt_long(argc, argv, "+hjs:V", opts, NULL)) != -1) {
 		switch (ch) {
+		case OPT_NDJSON:
+			ctx.ndjson = true;
+			__attribute__((fallthrough));
 		case 'j':
 			ctx.json = true;
 			break;

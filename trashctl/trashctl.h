@@ -25,6 +25,7 @@
 struct ctx {
 	const char	*socket;
 	bool		 json;
+	bool		 ndjson;	/* --ndjson: one JSON object a line */
 	int		 vis_flags;	/* vis.h VIS_*: how strings are shown */
 	int		 timeout_ms;
 	const char	*prog;
@@ -66,8 +67,10 @@ int	 cmd_usage_error(const struct cmd_entry *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	 cmd_help(const struct cmd_entry *);
 /* Options every command takes, for its getopt_long() table. */
+enum { OPT_NDJSON = 0x80 };
 #define CMD_COMMON_OPTS \
 	{ "json", no_argument, NULL, 'j' }, \
+	{ "ndjson", no_argument, NULL, OPT_NDJSON }, \
 	{ "help", no_argument, NULL, 'h' }
 /*
  * Options of the commands that print a table: long ones only, as -o,

@@ -194,18 +194,35 @@ json_user(FILE *f, const char *key, int64_t uid)
 void
 json_item(struct ctx *ctx, const char *head)
 {
-	fputs(ctx->json_n++ ? "," : head, stdout);
 	ctx->json_open = true;
+	/* NDJSON: each element is a line of its own. */
+	if (ctx->ndjson) {
+		if (ctx->json_n++)
+			fputs("\n", stdout);
+		return;
+	}
+	fputs(ctx->json_n++ ? "," : head, stdout);
 }
 
-/* The end of the array (@head first if it had no element). */
+/*
+ * The end of the array (@head first if it had no element).  NDJSON: the
+ * last element's line ends, and what the caller adds (",\"count\":N}")
+ * completes a last line of its own, {"end":true,...}: a reader knows the
+ * reply is whole by it.
+ */
 void
 json_items_end(struct ctx *ctx, const char *head)
 {
+	ctx->json_open = false;
+	if (ctx->ndjson) {
+		if (ctx->json_n > 0)
+			fputs("\n", stdout);
+		fputs("{\"end\":true", stdout);
+		return;
+	}
 	if (ctx->json_n == 0)
 		fputs(head, stdout);
 	fputs("]", stdout);
-	ctx->json_open = false;
 }
 
 /*

@@ -4538,6 +4538,92 @@ test_front_restart(void **state)
 	assert_int_equal(proc_status_hex(g, "CapEff"), 0);
 }
 
+/*
+ * ---- issue 13: NDJSON (--ndjson), one JSON object a line, for a reader
+ * that streams: each entry a line, then {"end":true,...}; a reply cut
+ * short ends with an {"error":...} line and no "end" ----
+ */
+
+/* @out: lines each read by python3's JSON parser, as ds; @check holds. */
+static void
+nd_ok(struct env *e, const char *out, const char *check)
+{
+	char file[PATH_MAX], cmd[2 * PATH_MAX + 512];
+	int rc;
+
+	snprintf(file, sizeof(file), "%s/nd.json", e->t.root);
+	tl_write_file(file, out, strlen(out));
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json, sys; "
+	    "raw = open(sys.argv[1], \"rb\").read(); "
+	    "ds = [json.loads(l) for l in raw.split(b\"\\n\")[:-1]]; "
+	    "sys.exit(0 if raw.endswith(b\"\\n\") and "
+	    "all(isinstance(d, dict) for d in ds) and (%s) else 1)' %s",
+	    check, file);
+	if ((rc = system(cmd)) != 0)
+		fail_msg("not NDJSON, or not (%s): exit %d:\n%s", check, rc,
+		    out);
+}
+
+static void
+test_ndjson(void **state)
+{
+	static const struct {
+		const char	*args[5];
+		uint16_t	 type;
+	} cmds[] = {
+		{ { "list", "--ndjson", NULL }, MSG_ENTRY },
+		{ { "audit", "--ndjson", NULL }, MSG_AUDIT_ROW },
+		{ { "quota", "--ndjson", NULL }, MSG_USAGE },
+		{ { "status", "--ndjson", NULL }, MSG_FS },
+		{ { "policy", "--ndjson", "get", "default", NULL },
+		    MSG_POLICY },
+		{ { "empty", "--ndjson", "--dry-run", NULL }, MSG_ENTRY },
+	};
+	struct env *e = *state;
+	char sock[PATH_MAX], check[256], *out = NULL;
+	size_t i;
+	pid_t pid;
+	int n;
+
+	/* Cut short by a dying trashd: n lines, then the error's. */
+	snprintf(sock, sizeof(sock), "%s/fake.sock", e->t.root);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		for (n = 0; n <= 3; n += 3) {
+			pid = cli13_fake(sock, cmds[i].type, n);
+			check_rc(cli13_run(sock, &ROOT, &out, cmds[i].args),
+			    3, out);
+			waitpid(pid, NULL, 0);
+			snprintf(check, sizeof(check), "len(ds) == %d and "
+			    "list(ds[-1]) == [\"error\"] and not any(\"end\" "
+			    "in d for d in ds)", n + 1);
+			nd_ok(e, out, check);
+			free(out);
+		}
+	}
+	/* Whole: an entry a line, then the end with the count. */
+	stage(e, UA, "n1", "home/a/n1", 1700000001, "1", 1, 0644);
+	stage(e, UA, "n2", "home/a/n2", 1700000002, "22", 2, 0644);
+	stage(e, UA, "n3", "home/a/n3", 1700000003, "333", 3, 0644);
+	wait_count(e, UA, 3);
+	check_rc(CLI13(e->sock, &A, &out, "list", "--ndjson"), 0, out);
+	nd_ok(e, out, "len(ds) == 4 and [d[\"path\"][-2:] for d in ds[:3]] "
+	    "== [\"n1\", \"n2\", \"n3\"] and ds[3] == {\"end\": True, "
+	    "\"count\": 3, \"bytes\": 6}");
+	free(out);
+	check_rc(CLI13(e->sock, &A, &out, "quota", "--ndjson"), 0, out);
+	nd_ok(e, out, "len(ds) >= 2 and ds[0][\"count\"] == 3 and "
+	    "ds[-1][\"end\"] is True");
+	free(out);
+	check_rc(CLI13(e->sock, &A, &out, "status", "--ndjson"), 0, out);
+	nd_ok(e, out, "len(ds) == 2 and ds[0][\"count\"] == 3 and "
+	    "ds[1][\"end\"] is True and ds[1][\"uid\"] == 70001");
+	free(out);
+	/* The same with the option before the command. */
+	check_rc(CLI13(e->sock, &A, &out, "--ndjson", "list"), 0, out);
+	nd_ok(e, out, "len(ds) == 4 and ds[3][\"end\"] is True");
+	free(out);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -4636,6 +4722,8 @@ main(int argc, char *argv[])
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_front_restart, setup,
 		    teardown),
+		/* issue 13: NDJSON */
+		cmocka_unit_test_setup_teardown(test_ndjson, setup, teardown),
 	};
 
 	if (argc != 3) {
