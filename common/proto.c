@@ -4,7 +4,10 @@
  * allocates or logs; every error is a return value and a reason.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "proto.h"
 
@@ -324,4 +327,26 @@ proto_finish(struct proto_buf *b)
 		return b->err;
 	proto_put32(b->data + 4, (uint32_t)(b->len - PROTO_HDR_LEN));
 	return (int)b->len;
+}
+
+/*
+ * Turn a peer away before it is served: one MSG_ERROR (@err, @msg), sent
+ * without waiting for room, then @fd closed.
+ */
+void
+proto_refuse(int fd, int err, const char *msg)
+{
+	struct proto_buf *b;
+	int len;
+
+	if ((b = malloc(sizeof(*b))) != NULL) {
+		proto_init(b, MSG_ERROR);
+		proto_num(b, A_ERRNO, err);
+		proto_str(b, A_MESSAGE, msg);
+		if ((len = proto_finish(b)) > 0)
+			(void)send(fd, b->data, (size_t)len, MSG_DONTWAIT |
+			    MSG_NOSIGNAL);
+		free(b);
+	}
+	close(fd);
 }

@@ -167,6 +167,7 @@ void	 proto_init(struct proto_buf *, uint16_t type);
 void	 proto_num(struct proto_buf *, int attr, int64_t);
 void	 proto_str(struct proto_buf *, int attr, const char *);
 int	 proto_finish(struct proto_buf *);
+void	 proto_refuse(int fd, int err, const char *msg);
 
 /* ---- client.c: what trashctl and the PAM module use ---- */
 struct proto_client {

@@ -275,22 +275,6 @@ control_nconns(struct trashd *d)
 	return d->control != NULL ? d->control->nconns : 0;
 }
 
-static void
-control_refuse(int fd, int err, const char *msg)
-{
-	struct proto_buf *b = xmalloc(sizeof(*b));
-	int len;
-
-	proto_init(b, MSG_ERROR);
-	proto_num(b, A_ERRNO, err);
-	proto_str(b, A_MESSAGE, msg);
-	if ((len = proto_finish(b)) > 0)
-		(void)send(fd, b->data, (size_t)len, MSG_DONTWAIT |
-		    MSG_NOSIGNAL);
-	free(b);
-	close(fd);
-}
-
 /*
  * A client, as the front process hands it over: its end of a socketpair,
  * and its credentials as the front read them at accept (SO_PEERCRED on
@@ -305,7 +289,7 @@ control_client(struct trashd *d, int fd, struct peer *p)
 	    control_count_uid(ctl, p->uid) >= CONTROL_CONNS_UID) {
 		log_warnx("control: uid %u pid %d: too many connections",
 		    (unsigned)p->uid, (int)p->pid);
-		control_refuse(fd, EUSERS, "too many connections");
+		proto_refuse(fd, EUSERS, "too many connections");
 		free(p->groups);
 		return;
 	}

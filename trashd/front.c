@@ -532,22 +532,6 @@ front_peer_creds(int fd, struct front_msg *m)
 }
 
 static void
-front_refuse(int fd, int err, const char *msg)
-{
-	struct proto_buf *b = xmalloc(sizeof(*b));
-	int len;
-
-	proto_init(b, MSG_ERROR);
-	proto_num(b, A_ERRNO, err);
-	proto_str(b, A_MESSAGE, msg);
-	if ((len = proto_finish(b)) > 0)
-		(void)send(fd, b->data, (size_t)len, MSG_DONTWAIT |
-		    MSG_NOSIGNAL);
-	free(b);
-	close(fd);
-}
-
-static void
 front_accept(struct evconnlistener *lev, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
@@ -562,14 +546,14 @@ front_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	if ((r = front_peer_creds(fd, m)) < 0) {
 		errno = -r;
 		log_warn("control: peer credentials");
-		front_refuse(fd, -r, "cannot read your credentials");
+		proto_refuse(fd, -r, "cannot read your credentials");
 		free(m);
 		return;
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0, sv) < 0) {
 		log_warn("front: socketpair");
-		front_refuse(fd, errno, "trashd is out of resources");
+		proto_refuse(fd, errno, "trashd is out of resources");
 		free(m);
 		return;
 	}
