@@ -2471,17 +2471,21 @@ test_wipe_open_deferred(void **state)
 	free(out);
 }
 
-/* The daemon's child that is not a trashctl of ours: the wipe worker. */
+/*
+ * trashd's child named @comm (child_fork() names each: trashd-front,
+ * trashd-wipe, trashd-restore); 0 if none.
+ */
 static pid_t
-worker_pid(struct env *e)
+trashd_child(struct env *e, const char *comm)
 {
-	char p[64], line[512], *rp;
+	char p[64], line[512], want[32], *rp;
 	struct dirent *de;
 	pid_t found = 0;
 	long ppid;
 	DIR *d;
 	FILE *f;
 
+	snprintf(want, sizeof(want), "(%s)", comm);
 	assert_non_null(d = opendir("/proc"));
 	while (found == 0 && (de = readdir(d)) != NULL) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
@@ -2489,17 +2493,23 @@ worker_pid(struct env *e)
 		snprintf(p, sizeof(p), "/proc/%s/stat", de->d_name);
 		if ((f = fopen(p, "re")) == NULL)
 			continue;
-		/* pid (comm) state ppid: comm may hold anything, even ")".
-		 * The front process (trashd-front) is no worker. */
+		/* pid (comm) state ppid: comm may hold anything, even ")". */
 		if (fgets(line, sizeof(line), f) != NULL &&
+		    strstr(line, want) != NULL &&
 		    (rp = strrchr(line, ')')) != NULL &&
-		    sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == e->pid &&
-		    strstr(line, "(trashd-front)") == NULL)
+		    sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == e->pid)
 			found = (pid_t)atoi(de->d_name);
 		fclose(f);
 	}
 	closedir(d);
 	return found;
+}
+
+/* The wipe worker. */
+static pid_t
+worker_pid(struct env *e)
+{
+	return trashd_child(e, "trashd-wipe");
 }
 
 static uint64_t
@@ -4170,33 +4180,11 @@ test_cli13_conf_typed(void **state)
 
 /* ---- issue 12: privilege separation, the front process (wt-privsep) ---- */
 
-/* trashd's front process: its child named trashd-front; 0 if none. */
+/* trashd's front process; 0 if none. */
 static pid_t
 pv_front(struct env *e)
 {
-	char p[64], line[512], *rp;
-	struct dirent *de;
-	pid_t found = 0;
-	long ppid;
-	DIR *d;
-	FILE *f;
-
-	assert_non_null(d = opendir("/proc"));
-	while (found == 0 && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(p, sizeof(p), "/proc/%s/stat", de->d_name);
-		if ((f = fopen(p, "re")) == NULL)
-			continue;
-		if (fgets(line, sizeof(line), f) != NULL &&
-		    strstr(line, "(trashd-front)") != NULL &&
-		    (rp = strrchr(line, ')')) != NULL &&
-		    sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == e->pid)
-			found = (pid_t)atoi(de->d_name);
-		fclose(f);
-	}
-	closedir(d);
-	return found;
+	return trashd_child(e, "trashd-front");
 }
 
 /* The front, once it has taken its user (it forks, then drops). */
