@@ -15,16 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${TRASHBIN_CACHE:-/var/cache/trashbin}/full
 
-# The machine reaches Debian's archive only through its configured apt
-# mirror: take the first bookworm "deb" URI from the apt sources.
-mirror=${TRASHBIN_MIRROR:-}
-if [ -z "$mirror" ]; then
-	mirror=$( { cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-		/etc/apt/sources.list.d/*.sources 2>/dev/null || true; } |
-		sed -n -e 's/^deb \(\[[^]]*\] \)\{0,1\}\(http[^ ]*\/debian\/\{0,1\}\) bookworm.*/\2/p' \
-		-e 's/^URIs: *\(http[^ ]*\/debian\/\{0,1\}\)$/\1/p' | head -n 1)
-fi
-: "${mirror:=http://deb.debian.org/debian}"
+mirror=$("$here/../mirror.sh")
 
 # Everything the guest needs at run time.  python3-cffi-backend: debootstrap
 # does not resolve the virtual package that cloud-init's deps need.  The
