@@ -8,10 +8,10 @@
 #
 # Prints the path of the bzImage on stdout; progress goes to stderr.
 #
+# The kernel's release is 6.1.N-trashbin, for the plain build too.
 # --deb: the same kernel as a Debian package, as an admin installs it:
-# `make bindeb-pkg` on the cached build with the release name
-# 6.1.N-trashbin (the tree's own is 6.1.N, which any other build of that
-# source has too), then the default build put back as it was.  The .debs
+# `make bindeb-pkg` on the cached build, which packs the bzImage already
+# built (the same release and build strings: no second link).  The .debs
 # are kept in $TRASHBIN_CACHE/kdeb/FLAVOR.KEY/ (KEY: the source, the
 # series, the config, the release name): a second run with the same
 # inputs does no make at all.  Prints the linux-image .deb's path.
@@ -50,9 +50,12 @@ if [ ! -f "$pristine/.trashbin-extracted" ]; then
 fi
 
 # 2. The tree to build: pristine for vanilla, pristine plus the series
-#    otherwise.  When the series changes, files are restored from the
-#    pristine copy and patched again; every file touched gets a new mtime
-#    so make rebuilds exactly what the change affects.
+#    otherwise.  When the series changes, it is applied to copies of the
+#    files it touches, and only the files whose content differs from the
+#    tree's are written (and files a series no longer touches restored):
+#    make then rebuilds exactly what the change affects, and an edit of
+#    fs/trashbin.c does not touch include/linux/errno.h, which nearly
+#    every object depends on.
 tree=$pristine
 key=$ver
 if [ "$flavor" = patched ]; then
@@ -61,19 +64,48 @@ if [ "$flavor" = patched ]; then
 		sed 's/^/patches\//' series | xargs cat) | sha256sum | cut -c1-16)
 	if [ "$(cat "$tree/.trashbin-series" 2>/dev/null)" != "$key" ]; then
 		log "applying the series to $tree"
-		mkdir -p "$tree"
+		if [ ! -f "$tree/.trashbin-files" ]; then
+			# First time (or a tree from an older build.sh): a
+			# full copy of the pristine tree.
+			mkdir -p "$tree"
+			rsync -a --delete "$pristine/" "$tree/"
+			: > "$tree/.trashbin-files"
+		fi
 		rm -f "$tree/.trashbin-series"
-		changed=$(rsync -a --delete --exclude=/.trashbin-series \
-			--out-format='%n' "$pristine/" "$tree/")
-		(cd "$tree" && printf '%s\n' "$changed" |
-			{ grep -v -e '/$' -e '^deleting ' -e '^$' || true; } |
-			xargs -r -d '\n' touch --)
+		stage=$(mktemp -d)
+		trap 'rm -rf "$stage"' EXIT
+		grep -v -e '^#' -e '^$' "$here/series" |
+			sed 's/^/patches\//' | (cd "$here" && xargs cat) |
+			sed -n 's|^+++ b/||p; s|^--- a/||p' | sort -u > "$stage.files"
+		while read -r f; do
+			[ -f "$pristine/$f" ] || continue
+			mkdir -p "$stage/$(dirname "$f")"
+			cp -p "$pristine/$f" "$stage/$f"
+		done < "$stage.files"
 		while read -r p; do
 			case "$p" in ''|'#'*) continue ;; esac
 			log "  $p"
-			patch -d "$tree" -p1 -s --no-backup-if-mismatch \
+			patch -d "$stage" -p1 -s --no-backup-if-mismatch \
 				< "$here/patches/$p"
 		done < "$here/series"
+		sort -u "$stage.files" "$tree/.trashbin-files" |
+		while read -r f; do
+			if [ -f "$stage/$f" ]; then
+				new=$stage/$f
+			elif [ -f "$pristine/$f" ]; then
+				new=$pristine/$f
+			else
+				rm -f "$tree/$f"
+				continue
+			fi
+			cmp -s "$new" "$tree/$f" && continue
+			mkdir -p "$tree/$(dirname "$f")"
+			cp "$new" "$tree/$f"
+			log "    changed: $f"
+		done
+		mv "$stage.files" "$tree/.trashbin-files"
+		rm -rf "$stage"
+		trap - EXIT
 		echo "$key" > "$tree/.trashbin-series"
 	fi
 fi
@@ -114,52 +146,56 @@ if [ "$(cat "$out/.trashbin-config" 2>/dev/null)" != "$ckey" ] ||
 	echo "$ckey" > "$out/.trashbin-config"
 fi
 
-# 3b. A packaged kernel already built from these inputs: nothing to make.
+# 3b. The release and build strings, the same for the plain build and
+#     the package: 6.1.N-trashbin (the tree's own is 6.1.N, which any
+#     other build of that source has too), build "#1+tbKEY", and a build
+#     timestamp that names the inputs instead of the time.  So
+#     `make bindeb-pkg` finds the bzImage it wants already built and only
+#     packs it: one kernel build serves the quick guests and the package.
 localversion=-trashbin
-if [ "$deb" = 1 ]; then
-	dkey=$(echo "$flavor$variant $key $ckey $localversion" | sha256sum | cut -c1-16)
-	kdeb=$cache/kdeb/$flavor$variant.$dkey
-	if [ -f "$kdeb/.done" ]; then
-		ls "$kdeb"/linux-image-*.deb | grep -v -- -dbg_
-		exit 0
-	fi
+dkey=$(echo "$flavor$variant $key $ckey $localversion" | sha256sum | cut -c1-16)
+mk=(make -s -C "$tree" O="$out" -j"$(nproc)" LOCALVERSION="$localversion")
+export KBUILD_BUILD_VERSION="1+tb$dkey"
+export KBUILD_BUILD_TIMESTAMP="trashbin $flavor$variant $dkey"
+kdeb=$cache/kdeb/$flavor$variant.$dkey
+if [ "$deb" = 1 ] && [ -f "$kdeb/.done" ]; then
+	ls "$kdeb"/linux-image-*.deb | grep -v -- -dbg_
+	exit 0
 fi
 
 # 4. Build.
-log "building $flavor bzImage"
-make -s -C "$tree" O="$out" -j"$(nproc)" bzImage >&2
+log "building $flavor$variant bzImage"
+start=$(date +%s)
+"${mk[@]}" bzImage >&2
+log "built in $(( $(date +%s) - start ))s"
 if [ "$deb" = 0 ]; then
 	echo "$out/arch/x86/boot/bzImage"
 	exit 0
 fi
 
-# 5. --deb: bindeb-pkg on the build above, with the release name; then
-#    the plain bzImage again, so that the default build finds its tree as
-#    it left it and costs what it did.  Each switch of the release string
-#    recompiles the few objects that print it (utsrelease.h, version.o)
-#    and relinks: two links.  (A build directory of its own would cost a
-#    whole kernel build the first time: objtool, which every object
-#    depends on, is relinked in a new directory.)  builddeb writes the
-#    packages to the build directory's parent; they are moved to $kdeb.
+# 5. --deb: bindeb-pkg on the build above, with the same strings: it
+#    rebuilds nothing (checked below: vmlinux is not relinked) and packs.
+#    builddeb writes the packages to the build directory's parent; they
+#    are moved to $kdeb.
 pkgs() {
 	find "$cache" -maxdepth 1 -type f \( -name '*.deb' -o -name '*.buildinfo' \
 		-o -name '*.changes' \) "$@"
 }
-kver=$(make -s -C "$tree" O="$out" kernelversion)
-log "building the $flavor kernel package ($kver$localversion)"
+kver=$("${mk[@]}" kernelversion)
+log "packing the $flavor kernel ($kver$localversion)"
 start=$(date +%s)
+before=$(stat -c %Y "$out/vmlinux")
 pkgs -delete
 mkdir -p "$cache/kdeb"
-make -s -C "$tree" O="$out" -j"$(nproc)" LOCALVERSION="$localversion" \
-	KDEB_PKGVERSION="$kver-1+tb$dkey" bindeb-pkg \
+"${mk[@]}" KDEB_PKGVERSION="$kver-$KBUILD_BUILD_VERSION" bindeb-pkg \
 	> "$cache/kdeb/build.log" 2>&1 ||
 	{ tail -n 40 "$cache/kdeb/build.log" >&2; exit 1; }
+[ "$(stat -c %Y "$out/vmlinux")" = "$before" ] ||
+	{ log "bindeb-pkg relinked vmlinux: its build strings differ from the plain build's"; exit 1; }
 rm -rf "$kdeb"
 mkdir -p "$kdeb"
 pkgs -exec mv -t "$kdeb" {} +
-log "bindeb-pkg took $(( $(date +%s) - start ))s; the plain bzImage again"
-make -s -C "$tree" O="$out" -j"$(nproc)" bzImage >&2
-log "the package and the switch back took $(( $(date +%s) - start ))s"
+log "bindeb-pkg took $(( $(date +%s) - start ))s"
 touch "$kdeb/.done"
 # Packages of older inputs are not used any more.
 for old in "$cache"/kdeb/"$flavor$variant".*; do

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Developer helper: regenerate patches/ and series from a kernel git tree
-# whose commits on top of BASE are the trashbin series.
+# whose commits on top of BASE are the trashbin series (kernel/series-tree.sh
+# makes a small one), then check it (kernel/check-series.sh).
 #   kernel/refresh-patches.sh ~/src/linux base
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,4 +11,4 @@ rm -f "$here"/patches/*.patch
 git -C "$tree" format-patch -q --zero-commit --no-signature \
 	-o "$here/patches" "$base"..HEAD
 (cd "$here/patches" && ls -1 *.patch) > "$here/series"
-PATH=/usr/bin:$PATH "$tree/scripts/checkpatch.pl" --strict -q "$here"/patches/*.patch
+"$here/check-series.sh"

@@ -1,0 +1,33 @@
+#!/bin/bash
+# Developer helper: a small git tree to edit the series in.  It holds only
+# the files the series touches (pristine, committed and tagged "base"),
+# the kernel's .gitattributes, and the series applied as commits with
+# git am; kernel/refresh-patches.sh DIR base turns it back into patches/,
+# byte for byte what it was when nothing changed.  Seconds and a few MB,
+# instead of a git tree of the whole kernel.
+#   kernel/series-tree.sh DIR
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+dir=${1:?usage: $0 DIR}
+[ ! -e "$dir" ] || { echo "$0: $dir exists" >&2; exit 1; }
+cache=${TRASHBIN_CACHE:-/var/cache/trashbin}
+ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+pristine=$cache/src/$ver/linux-source-6.1
+[ -f "$pristine/.trashbin-extracted" ] ||
+	{ echo "no pristine tree: run kernel/build.sh first" >&2; exit 1; }
+mkdir -p "$dir"
+cd "$dir"
+sed 's/^/patches\//' "$here/series" | (cd "$here" && xargs cat) |
+	sed -n 's|^+++ b/||p; s|^--- a/||p' | sort -u |
+while read -r f; do
+	[ -f "$pristine/$f" ] || continue
+	mkdir -p "$(dirname "$f")"
+	cp "$pristine/$f" "$f"
+done
+cp "$pristine/.gitattributes" .
+git init -q
+git add -A
+git -c user.name=base -c user.email=base@localhost commit -q -m "linux-source-6.1 $ver (the files the series touches)"
+git tag base
+sed 's/^/patches\//' "$here/series" | (cd "$here" && xargs realpath) | xargs git am -q
+git log --oneline base..HEAD
