@@ -550,6 +550,43 @@ t_nfs() {
 	check_eq "links" "1 1" "$(stat -c %h $T/$A/o $M/tn/o | tr '\n' ' ' | sed 's/ $//')"
 }
 
+# What fstests sees differently (trashbin.rst, "What fstests sees"): a
+# file renamed over while a process holds it open keeps a link, its trash
+# name, until that goes (generic/035 expects 0 links at once).
+t_open_renamed_over() {
+	reset_trash
+	fresh_dir t35 $A
+	as $A sh -c 'cd /mnt/t35 && echo held > dst && tbtool chattr +u dst &&
+		echo src > src' || die "setup failed"
+	out=$(as $A tbtool renameover-held $M/t35/src $M/t35/dst $T/$A) ||
+		die "renameover-held: $out"
+	echo "$out"
+	check_eq "fstat after the rename" "after rename: nlink 1" \
+		"$(echo "$out" | sed -n 1p)"
+	check_eq "fstat after the purge" "after purge: nlink 0" \
+		"$(echo "$out" | sed -n 3p)"
+	check_eq "dst now" src "$(cat $M/t35/dst)"
+}
+
+# ... and a file handle taken before the last unlink still opens the
+# trashed inode (exportfs: generic/426, 467, 477 expect ESTALE) until the
+# trash entry goes; only CAP_DAC_READ_SEARCH opens handles at all, so it
+# is no way around the trash's 0700 directories.
+t_handle_trashed() {
+	reset_trash
+	fresh_dir th 0
+	echo handled > $M/th/f
+	tbtool chattr +u $M/th/f
+	out=$(tbtool handle $M/th/f $T/0 $A) || die "handle: $out"
+	echo "$out"
+	check_eq "as root, trashed" "as root, trashed: ok, same inode" \
+		"$(echo "$out" | grep '^as root, trashed')"
+	check_eq "as an unprivileged uid" "as the uid, trashed: EPERM" \
+		"$(echo "$out" | grep '^as the uid')"
+	check_eq "purged" "as root, purged: ESTALE" \
+		"$(echo "$out" | grep '^as root, purged')"
+}
+
 run_test "unflagged file is deleted, trash untouched" t_unflagged
 run_test "+u file trashed intact with path, time and deleter" t_trash_u
 run_test "+s file trashed intact with path, time and deleter" t_trash_s
@@ -576,4 +613,6 @@ run_test "xattr space full: trashed anyway" t_xattr_full
 run_test "a short record fits in the inode: no xattr block" t_record_in_inode
 run_test "overlayfs: upper removed or whited out, trashed" t_overlay
 run_test "NFSv4 over loopback: rm and mv by a client trash" t_nfs
+run_test "fstat of an open file renamed over: 1 link (its trash name) until purged" t_open_renamed_over
+run_test "a file handle opens the trashed inode (root only) until purged, then ESTALE" t_handle_trashed
 done_testing

@@ -49,6 +49,7 @@ static const char *errname(int e)
 	case EBUSY: return "EBUSY";
 	case EINVAL: return "EINVAL";
 	case EOVERFLOW: return "EOVERFLOW";
+	case ESTALE: return "ESTALE";
 	default: return "E?";
 	}
 }
@@ -878,6 +879,137 @@ static int cmd_stage(int argc, char **argv)
 	return 0;
 }
 
+/* The inode number's entry in DIR (a trash's per-uid dir), or -1. */
+static int find_ino(const char *dir, ino_t ino, char *path, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = -1;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_ino != ino)
+			continue;
+		snprintf(path, len, "%s/%s", dir, e->d_name);
+		found = 0;
+		break;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * tbtool renameover-held SRC DST TRASHDIR: open DST, rename SRC over it,
+ * and report what fstat(2) of the still-open DST says: "nlink N" after
+ * the rename, the trash entry with its inode number, then "nlink N" once
+ * that entry is unlinked (a purge).  fstests' generic/035 expects 0 at
+ * once; with the trash the inode keeps its link in the trash until then.
+ */
+static int cmd_renameover_held(int argc, char **argv)
+{
+	char path[4096];
+	struct stat st;
+	int fd;
+
+	if (argc != 3)
+		return 2;
+	fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail("open", argv[1]);
+	if (rename(argv[0], argv[1]) < 0)
+		return fail("rename", argv[0]);
+	if (fstat(fd, &st) < 0)
+		return fail("fstat", argv[1]);
+	printf("after rename: nlink %u\n", (unsigned int)st.st_nlink);
+	if (find_ino(argv[2], st.st_ino, path, sizeof(path)) < 0) {
+		printf("not in the trash\n");
+		return 1;
+	}
+	printf("trash entry: %s\n", path);
+	if (unlink(path) < 0)
+		return fail("unlink", path);
+	if (fstat(fd, &st) < 0)
+		return fail("fstat", argv[1]);
+	printf("after purge: nlink %u\n", (unsigned int)st.st_nlink);
+	close(fd);
+	return 0;
+}
+
+/*
+ * tbtool handle FILE TRASHDIR UID: take FILE's file handle
+ * (name_to_handle_at), unlink FILE, then open the handle
+ * (open_by_handle_at) as root, as UID, and again as root once the trash
+ * entry is unlinked.  Prints one line for each: "ok" and whether it is the
+ * same inode, or the errno symbol.
+ */
+static void try_handle(const char *who, int mfd, struct file_handle *fh,
+		       ino_t ino)
+{
+	struct stat st;
+	int fd = open_by_handle_at(mfd, fh, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		printf("%s: %s\n", who, errname(errno));
+		return;
+	}
+	fstat(fd, &st);
+	printf("%s: ok, %s inode\n", who, st.st_ino == ino ? "same" : "another");
+	close(fd);
+}
+
+static int cmd_handle(int argc, char **argv)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} h;
+	char path[4096], *slash, dir[4096];
+	struct stat st;
+	int mid, mfd;
+	pid_t pid;
+
+	if (argc != 3)
+		return 2;
+	if (stat(argv[0], &st) < 0)
+		return fail("stat", argv[0]);
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(AT_FDCWD, argv[0], &h.fh, &mid, 0) < 0)
+		return fail("name_to_handle_at", argv[0]);
+	snprintf(dir, sizeof(dir), "%s", argv[0]);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	mfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mfd < 0)
+		return fail("open", dir);
+	if (unlink(argv[0]) < 0)
+		return fail("unlink", argv[0]);
+	try_handle("as root, trashed", mfd, &h.fh, st.st_ino);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		uid_t uid = (uid_t)strtoul(argv[2], NULL, 10);
+
+		if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
+		    setresuid(uid, uid, uid) < 0)
+			_exit(fail("setresuid", argv[2]));
+		try_handle("as the uid, trashed", mfd, &h.fh, st.st_ino);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	if (find_ino(argv[1], st.st_ino, path, sizeof(path)) < 0) {
+		printf("not in the trash\n");
+		return 1;
+	}
+	if (unlink(path) < 0)
+		return fail("unlink", path);
+	try_handle("as root, purged", mfd, &h.fh, st.st_ino);
+	close(mfd);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
@@ -906,6 +1038,8 @@ static const struct {
 	{ "fill", cmd_fill, "FILE SIZE TEXT" },
 	{ "scan", cmd_scan, "DEV TEXT..." },
 	{ "stage", cmd_stage, "ROOT UID N FLAGS(u|s|us|-) PREFIX [SIZE]" },
+	{ "renameover-held", cmd_renameover_held, "SRC DST TRASHDIR" },
+	{ "handle", cmd_handle, "FILE TRASHDIR UID" },
 };
 
 int main(int argc, char **argv)
