@@ -86,7 +86,7 @@ getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t len,
 }
 
 /* ---- the log: pam_syslog() ends in syslog() (fortified: __syslog_chk) */
-static void
+static void __attribute__((format(printf, 1, 0)))
 log_append(const char *fmt, va_list ap)
 {
 	size_t l = strlen(logbuf);

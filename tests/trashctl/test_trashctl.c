@@ -122,7 +122,7 @@ setup(void **state)
 	snprintf(e->conf, sizeof(e->conf), "%s/trashd.conf", e->t.root);
 	snprintf(e->sock, sizeof(e->sock), "%s/run/trashd.sock", e->t.root);
 	snprintf(e->log, sizeof(e->log), "%s/trashd.log", e->t.root);
-	snprintf(buf, sizeof(buf), "database %s\nfilesystem %s\nsocket %s\n"
+	TL_SNPRINTF(buf, sizeof(buf), "database %s\nfilesystem %s\nsocket %s\n"
 	    "admin-group %d\nclient-timeout %ds\nretention forever\n"
 	    "watermark 0%%\ngrace 1h\n", e->t.db, e->t.fs, e->sock, GADM,
 	    TIMEOUT);
@@ -820,7 +820,7 @@ test_symlink(void **state)
 	int i, status;
 
 	/* A place A could write to, outside: only the check stops it. */
-	snprintf(out_dir, sizeof(out_dir), "%s/outside", e->t.root);
+	TL_SNPRINTF(out_dir, sizeof(out_dir), "%s/outside", e->t.root);
 	assert_int_equal(mkdir(out_dir, 0777), 0);
 	assert_int_equal(chmod(out_dir, 0777), 0);
 	mkdir_as(e, "home/a", UA, 0755);
@@ -1386,7 +1386,7 @@ test_not_running(void **state)
 	char sock[sizeof(e->sock)];
 
 	memcpy(sock, e->sock, sizeof(sock));
-	snprintf(e->sock, sizeof(e->sock), "%s/nosuch.sock", e->t.root);
+	TL_SNPRINTF(e->sock, sizeof(e->sock), "%s/nosuch.sock", e->t.root);
 	check_rc(ctl(e, &A, &out, "status"), 3, out);
 	expect_str(out, "is the trashd service running?");
 	free(out);
@@ -2005,7 +2005,7 @@ rs_ctl_in(struct env *e, const struct who *w, mode_t mask, char **out, ...)
 	pid_t pid;
 	int rc;
 
-	snprintf(outf, sizeof(outf), "%s/rs-out", e->t.root);
+	TL_SNPRINTF(outf, sizeof(outf), "%s/rs-out", e->t.root);
 	va_start(ap, out);
 	pid = rs_spawnv(e, w, mask, outf, ap);
 	va_end(ap);
@@ -2227,10 +2227,10 @@ rs_children(struct env *e, uid_t uid)
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
-		snprintf(p, sizeof(p), "/proc/%s", de->d_name);
+		TL_SNPRINTF(p, sizeof(p), "/proc/%s", de->d_name);
 		if (stat(p, &st) < 0 || st.st_uid != uid)
 			continue;
-		snprintf(p, sizeof(p), "/proc/%s/stat", de->d_name);
+		TL_SNPRINTF(p, sizeof(p), "/proc/%s/stat", de->d_name);
 		if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
 			continue;
 		len = read(fd, buf, sizeof(buf) - 1);
@@ -2490,7 +2490,7 @@ trashd_child(struct env *e, const char *comm)
 	while (found == 0 && (de = readdir(d)) != NULL) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		snprintf(p, sizeof(p), "/proc/%s/stat", de->d_name);
+		TL_SNPRINTF(p, sizeof(p), "/proc/%s/stat", de->d_name);
 		if ((f = fopen(p, "re")) == NULL)
 			continue;
 		/* pid (comm) state ppid: comm may hold anything, even ")". */
@@ -2781,9 +2781,9 @@ test_conf_zero(void **state)
 	size_t i;
 	int rc;
 
-	snprintf(conf, sizeof(conf), "%s/zero.conf", e->t.root);
+	TL_SNPRINTF(conf, sizeof(conf), "%s/zero.conf", e->t.root);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(text, sizeof(text), "database %s/zero.db\n"
+		TL_SNPRINTF(text, sizeof(text), "database %s/zero.db\n"
 		    "filesystem %s\nsocket %s/zero.sock\n%s\n", e->t.root,
 		    e->t.fs, e->t.root, bad[i][0]);
 		tl_write_file(conf, text, strlen(text));
@@ -2801,7 +2801,7 @@ test_conf_zero(void **state)
 		free(out);
 	}
 	/* The words are accepted. */
-	snprintf(text, sizeof(text), "database %s/zero.db\nfilesystem %s\n"
+	TL_SNPRINTF(text, sizeof(text), "database %s/zero.db\nfilesystem %s\n"
 	    "socket %s/zero.sock\nretention forever\nquota unlimited\n",
 	    e->t.root, e->t.fs, e->t.root);
 	tl_write_file(conf, text, strlen(text));
@@ -3230,9 +3230,9 @@ test_exclude_conf_bad(void **state)
 	size_t i;
 	int rc;
 
-	snprintf(conf, sizeof(conf), "%s/excl.conf", e->t.root);
+	TL_SNPRINTF(conf, sizeof(conf), "%s/excl.conf", e->t.root);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(text, sizeof(text), "database %s/excl.db\n"
+		TL_SNPRINTF(text, sizeof(text), "database %s/excl.db\n"
 		    "filesystem %s\nsocket %s/excl.sock\n%s\n", e->t.root,
 		    e->t.fs, e->t.root, bad[i][0]);
 		tl_write_file(conf, text, strlen(text));
@@ -3252,7 +3252,7 @@ test_exclude_conf_bad(void **state)
 		free(out);
 	}
 	/* The good spellings pass. */
-	snprintf(text, sizeof(text), "database %s/excl.db\nfilesystem %s\n"
+	TL_SNPRINTF(text, sizeof(text), "database %s/excl.db\nfilesystem %s\n"
 	    "socket %s/excl.sock\nexclude []]x\nexclude \\[literal\n"
 	    "exclude-dir build/\nexclude-dir /srv/*/tmp\nmin-size 1K\n"
 	    "max-size unlimited\n", e->t.root, e->t.fs, e->t.root);
@@ -3298,7 +3298,7 @@ stage_for_uids(const char *bin)
 		    strerror(errno));
 		exit(1);
 	}
-	snprintf(stage_bin, sizeof(stage_bin), "%s/trashctl", stage_dir);
+	TL_SNPRINTF(stage_bin, sizeof(stage_bin), "%s/trashctl", stage_dir);
 	stage_pid = getpid();
 	atexit(stage_cleanup);
 	if ((in = open(bin, O_RDONLY | O_CLOEXEC)) < 0 ||
@@ -3853,7 +3853,7 @@ cli13_json_ok(struct env *e, const char *json, const char *check)
 	char file[PATH_MAX], cmd[2 * PATH_MAX + 512];
 	int rc;
 
-	snprintf(file, sizeof(file), "%s/cli13.json", e->t.root);
+	TL_SNPRINTF(file, sizeof(file), "%s/cli13.json", e->t.root);
 	tl_write_file(file, json, strlen(json));
 	snprintf(cmd, sizeof(cmd), "python3 -c 'import json, sys; "
 	    "d = json.load(open(sys.argv[1], \"rb\")); "
@@ -3877,7 +3877,7 @@ cli13_fake(const char *sock, uint16_t type, int n)
 	pid_t pid;
 	int fd, c, i, len;
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	TL_SNPRINTF(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
 	unlink(sock);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(fd >= 0);
@@ -3969,7 +3969,7 @@ test_cli13_json_broken(void **state)
 	pid_t pid;
 	int n;
 
-	snprintf(sock, sizeof(sock), "%s/fake.sock", e->t.root);
+	TL_SNPRINTF(sock, sizeof(sock), "%s/fake.sock", e->t.root);
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		for (n = 0; n <= 3; n += 3) {
 			pid = cli13_fake(sock, cmds[i].type, n);
@@ -4161,7 +4161,7 @@ test_cli13_conf_typed(void **state)
 	char buf[2 * PATH_MAX + 512], *out = NULL;
 
 	stop(e);
-	snprintf(buf, sizeof(buf), "database %s\nfilesystem %s\nsocket %s\n"
+	TL_SNPRINTF(buf, sizeof(buf), "database %s\nfilesystem %s\nsocket %s\n"
 	    "admin-group %d\nclient-timeout %ds\nretention 14d\n"
 	    "quota 1024M\nwatermark 0%%\ngrace 1h\n", e->t.db, e->t.fs,
 	    e->sock, GADM, TIMEOUT);
@@ -4289,7 +4289,7 @@ test_front_sandbox(void **state)
 	snprintf(p, sizeof(p), "/proc/%d/root", (int)f);
 	assert_true((n = readlink(p, link, sizeof(link) - 1)) > 0);
 	link[n] = '\0';
-	snprintf(empty, sizeof(empty), "%s/run/empty", e->t.root);
+	TL_SNPRINTF(empty, sizeof(empty), "%s/run/empty", e->t.root);
 	if (strcmp(link, "/var/empty") != 0)
 		assert_string_equal(link, empty);
 	assert_non_null(d = opendir(link));
@@ -4539,7 +4539,7 @@ nd_ok(struct env *e, const char *out, const char *check)
 	char file[PATH_MAX], cmd[2 * PATH_MAX + 512];
 	int rc;
 
-	snprintf(file, sizeof(file), "%s/nd.json", e->t.root);
+	TL_SNPRINTF(file, sizeof(file), "%s/nd.json", e->t.root);
 	tl_write_file(file, out, strlen(out));
 	snprintf(cmd, sizeof(cmd), "python3 -c 'import json, sys; "
 	    "raw = open(sys.argv[1], \"rb\").read(); "
@@ -4574,7 +4574,7 @@ test_ndjson(void **state)
 	int n;
 
 	/* Cut short by a dying trashd: n lines, then the error's. */
-	snprintf(sock, sizeof(sock), "%s/fake.sock", e->t.root);
+	TL_SNPRINTF(sock, sizeof(sock), "%s/fake.sock", e->t.root);
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		for (n = 0; n <= 3; n += 3) {
 			pid = cli13_fake(sock, cmds[i].type, n);

@@ -20,7 +20,7 @@ setup(void **state)
 	struct tl *t = xcalloc(1, sizeof(*t));
 
 	tl_setup(t);
-	snprintf(conf_path, sizeof(conf_path), "%s/trashd.conf", t->root);
+	TL_SNPRINTF(conf_path, sizeof(conf_path), "%s/trashd.conf", t->root);
 	*state = t;
 	return 0;
 }

@@ -41,7 +41,7 @@ teardown(void **state)
 static void
 dbpath(struct tl *t, char *buf, size_t len, const char *name)
 {
-	snprintf(buf, len, "%s/%s", t->dbdir, name);
+	TL_SNPRINTF(buf, len, "%s/%s", t->dbdir, name);
 }
 
 static void
@@ -121,7 +121,7 @@ test_fresh_vs_upgrade(void **state)
 	assert_non_null(strstr(want, "table|entries|entries|"));
 
 	for (from = 1; from < db_latest_version(); from++) {
-		snprintf(up, sizeof(up), "%s/up%d.db", t->dbdir, from);
+		TL_SNPRINTF(up, sizeof(up), "%s/up%d.db", t->dbdir, from);
 		assert_int_equal(db_open(up, DB_NOMIGRATE, &db, err,
 		    sizeof(err)), 0);
 		assert_int_equal(db_migrate(db, from, err, sizeof(err)), 0);

@@ -234,7 +234,7 @@ test_daemon_signals(void **state)
 		skip();
 	tl_setup(&t);
 	tl_stage(&t, &te);
-	snprintf(conf, sizeof(conf), "%s/trashd.conf", t.root);
+	TL_SNPRINTF(conf, sizeof(conf), "%s/trashd.conf", t.root);
 	n = snprintf(text, sizeof(text), "database %s\nfilesystem %s\n"
 	    "retention forever\nwatermark 0%%\n", t.db, t.fs);
 	tl_write_file(conf, text, (size_t)n);

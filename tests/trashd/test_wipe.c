@@ -644,7 +644,7 @@ test_open_deferred(void **state)
 		assert_int_equal(tl_entry_by_name(&d, 1000, "tmpfile", &e), 0);
 		id = e.id;
 		entry_clear(&e);
-		snprintf(q, sizeof(q), "%s/%" PRId64, p, id);
+		TL_SNPRINTF(q, sizeof(q), "%s/%" PRId64, p, id);
 		got = tl_read_file(q, &len);
 		assert_int_equal(len, MIB);
 		assert_memory_equal(got, buf, MIB);

@@ -258,3 +258,11 @@ tl_audit_count(struct trashd *d, const char *action)
 	audit_rows_free(rows, n);
 	return c;
 }
+
+/* snprintf()'s @n for a buffer of @size bytes: all of it fitted. */
+void
+tl_fits(int n, size_t size)
+{
+	assert_true(n >= 0);
+	assert_true((size_t)n < size);
+}
