@@ -201,7 +201,7 @@ test_newer_refused(void **state)
 	dbpath(t, path, sizeof(path), "newer.db");
 	assert_int_equal(db_open(path, 0, &db, err, sizeof(err)), 0);
 	db_close(db);
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+	TL_SNPRINTF(sql, sizeof(sql), "PRAGMA user_version = %d",
 	    db_latest_version() + 1);
 	raw_exec(path, sql);
 	assert_int_equal(db_open(path, 0, &db, err, sizeof(err)), -EPROTO);

@@ -26,7 +26,7 @@ static void
 sink(int pri, const char *line)
 {
 	(void)pri;
-	snprintf(got, sizeof(got), "%s", line);
+	TL_SNPRINTF(got, sizeof(got), "%s", line);
 }
 
 static bool

@@ -78,7 +78,7 @@ written(pid_t pid)
 	uint64_t v = 0;
 	FILE *f;
 
-	snprintf(p, sizeof(p), "/proc/%d/io", (int)pid);
+	TL_SNPRINTF(p, sizeof(p), "/proc/%d/io", (int)pid);
 	if ((f = fopen(p, "re")) == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), f) != NULL)

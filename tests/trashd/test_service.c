@@ -97,7 +97,7 @@ try_connect(const char *sock)
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd, r = 0;
 
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock);
+	TL_SNPRINTF(sun.sun_path, sizeof(sun.sun_path), "%s", sock);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(fd >= 0);
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
@@ -272,7 +272,7 @@ test_notify_ready(void **state)
 	(void)state;
 	tl_setup(&t);
 	for (i = 0; i < NOTIFY_ENTRIES; i++) {
-		snprintf(name, sizeof(name), "f%d", i);
+		TL_SNPRINTF(name, sizeof(name), "f%d", i);
 		te.name = name;
 		(void)tl_stage(&t, &te);
 	}
@@ -367,7 +367,7 @@ test_lock_second(void **state)
 	printf("second trashd: %s", out);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 1);
-	snprintf(want, sizeof(want), "pid %d ", (int)p1);
+	TL_SNPRINTF(want, sizeof(want), "pid %d ", (int)p1);
 	assert_non_null(strstr(out, want));
 	assert_non_null(strstr(out, "in use by another trashd"));
 	free(out);
@@ -414,7 +414,7 @@ test_lock_socket(void **state)
 	tl_setup(&t);
 	TL_SNPRINTF(run, sizeof(run), "%s/run", t.root);
 	TL_SNPRINTF(sock, sizeof(sock), "%s/run/trashd.sock", t.root);
-	snprintf(lockp, sizeof(lockp), "%s.lock", sock);
+	TL_SNPRINTF(lockp, sizeof(lockp), "%s.lock", sock);
 	TL_SNPRINTF(conf, sizeof(conf), "%s/two.conf", t.root);
 	TL_SNPRINTF(log, sizeof(log), "%s/two.log", t.root);
 	assert_int_equal(mkdir(run, 0755), 0);
@@ -447,7 +447,7 @@ test_lock_socket(void **state)
 	printf("second trashd: %s", out);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 1);
-	snprintf(want, sizeof(want), "pid %d ", (int)getpid());
+	TL_SNPRINTF(want, sizeof(want), "pid %d ", (int)getpid());
 	assert_non_null(strstr(out, want));
 	assert_non_null(strstr(out, "the same socket"));
 	free(out);
