@@ -15,6 +15,7 @@ pkgs=(
 	stress-ng				# its regression stressors
 	libpam0g-dev debootstrap cloud-image-utils qemu-utils pamtester	# pam, full guest
 	debhelper lintian			# the Debian packages (debian/)
+	trash-cli				# bench/restore.sh compares with it
 )
 missing=()
 for p in "${pkgs[@]}"; do
