@@ -18,14 +18,46 @@
 # BENCH_CLOCK=wall boots plain TCG and times with the host's clock.
 #
 # Reproduce: bash bench/unlink.sh        (BENCH_SIZES="10000" for a quick one)
+# BENCH_BZIMAGE and BENCH_BZIMAGE_VANILLA boot the kernels given instead
+# of building the --bench ones.
+#
+# bash bench/unlink.sh --smoke (or BENCH_SMOKE=1): a check that the bench
+# runs to its end and prints every figure, not a measurement: 100 files,
+# one round, one boot, and both sides boot the same kernel,
+# $TRASHBIN_BZIMAGE (the suite's KASAN test kernel; kernel/build.sh's if
+# unset), so nothing is built.  Its output says that its figures mean
+# nothing.  tests/bench/smoke.sh runs it (ctest: bench-unlink-smoke).
 # Both kernels are the --bench build (guest.config without KASAN and
 # lockdep: those would measure the instrumentation, not the code).
 # Figures are under QEMU TCG, far slower than the host: compare ratios.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+smoke=${BENCH_SMOKE:-0}
+case ${1:-} in
+--smoke) smoke=1 ;;
+"") ;;
+*) echo "usage: $0 [--smoke]" >&2; exit 2 ;;
+esac
 bash "$top/tests/deps.sh"
-patched=$("$top/kernel/build.sh" --bench)
-vanilla=$("$top/kernel/build.sh" --vanilla --bench)
+sizes=${BENCH_SIZES:-10000 100000}
+boots=${BENCH_BOOTS:-1}
+rounds=			# the guest's default (tests/guest/bench.sh)
+timeout=3000
+if [ "$smoke" = 1 ]; then
+	sizes=100 boots=1 rounds=1 timeout=900
+	patched=${TRASHBIN_BZIMAGE:-$("$top/kernel/build.sh")}
+	vanilla=$patched
+	echo "== SMOKE RUN: $sizes files, one round; both sides boot $patched:" \
+		"its figures mean nothing" >&2
+else
+	patched=${BENCH_BZIMAGE:-$("$top/kernel/build.sh" --bench)}
+	vanilla=${BENCH_BZIMAGE_VANILLA:-$("$top/kernel/build.sh" --vanilla --bench)}
+fi
+[ -f "$patched" ] && [ -f "$vanilla" ] ||
+	{ echo "bench/unlink.sh: no kernel at '$patched' or '$vanilla'" >&2; exit 1; }
+# The guest reads its sizes and rounds on the kernel command line.
+append="trashbin.bench_sizes=$(echo $sizes | tr ' ' ',')"
+[ -n "$rounds" ] && append="$append trashbin.bench_rounds=$rounds"
 res=$(mktemp -d)
 trap 'rm -rf "$res"' EXIT
 
@@ -34,14 +66,14 @@ trap 'rm -rf "$res"' EXIT
 clock=--icount
 [ "${BENCH_CLOCK:-icount}" = wall ] && clock=
 echo "== clock: ${BENCH_CLOCK:-icount}" >&2
-for b in $(seq "${BENCH_BOOTS:-1}"); do
+for b in $(seq "$boots"); do
 	for k in patched vanilla; do
 		flag=
 		[ $k = vanilla ] && flag=--vanilla
 		echo "== boot $b: the $k kernel" >&2
 		TRASHBIN_BZIMAGE=$patched TRASHBIN_BZIMAGE_VANILLA=$vanilla \
 			"$top/vm/quick/run.sh" $flag $clock --suite bench \
-			--timeout 3000 \
+			--timeout "$timeout" --append "$append" \
 			--disk-size 4G > "$res/$k.tap" ||
 			{ cat "$res/$k.tap"; exit 1; }
 		sed -n 's/^\(# \)*bench //p' "$res/$k.tap" >> "$res/$k.txt"
@@ -57,9 +89,12 @@ median() { rates "$@" | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2]
 # several times slower or faster than its neighbours (a vanilla round
 # of plain unlinks has come out 4x above the others); the median shows
 # what the best hides.
-printf '\n%-7s %-32s %9s %9s %7s %9s %9s %7s  %s\n' files measure \
+echo
+[ "$smoke" = 1 ] &&
+	echo "SMOKE RUN: $sizes files, A and B both $patched; the figures below mean nothing"
+printf '%-7s %-32s %9s %9s %7s %9s %9s %7s  %s\n' files measure \
 	"A best" "B best" "ratio" "A median" "B median" "ratio" target
-for n in ${BENCH_SIZES:-10000 100000}; do
+for n in $sizes; do
 	for m in best median; do
 		eval "${m}_pv=\$($m "$res/vanilla.txt" plain "$n")"
 		eval "${m}_pp=\$($m "$res/patched.txt" plain "$n")"

@@ -4,6 +4,7 @@
 set -euo pipefail
 pkgs=(
 	build-essential cmake pkg-config mandoc valgrind	# the user-space build
+	clang					# the build matrix (tests/build/matrix.sh)
 	libevent-dev libsqlite3-dev libcap-dev libcmocka-dev	# trashd
 	libsystemd-dev				# trashd: sd_notify, the journal
 	libsmartcols-dev python3		# trashctl's tables; JSON checked
@@ -14,6 +15,7 @@ pkgs=(
 	stress-ng				# its regression stressors
 	libpam0g-dev debootstrap cloud-image-utils qemu-utils pamtester	# pam, full guest
 	debhelper lintian			# the Debian packages (debian/)
+	trash-cli				# bench/restore.sh compares with it
 )
 missing=()
 for p in "${pkgs[@]}"; do

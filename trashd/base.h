@@ -43,6 +43,7 @@ struct ident {
 /* ---- log.c ---- */
 void	log_init(int to_stderr, int verbose);
 void	log_sink(void (*)(int pri, const char *line));
+void	log_cut(char *buf, size_t size);
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -237,7 +237,10 @@ front_log_sink(int pri, const char *line)
 
 	m->type = FRONT_LOG;
 	m->pri = pri;
-	snprintf(m->text, sizeof(m->text), "%s", line);
+	/* A longer line than the message holds ends in "...". */
+	if ((size_t)snprintf(m->text, sizeof(m->text), "%s", line) >=
+	    sizeof(m->text))
+		log_cut(m->text, sizeof(m->text));
 	fqueue_add(m, -1);
 }
 

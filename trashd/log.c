@@ -19,8 +19,12 @@
 #include "base.h"
 #include "vis.h"
 
-/* A line: a path of PATH_MAX and what trashd says about it. */
+/*
+ * A line: a path of PATH_MAX and what trashd says about it.  A longer one
+ * is cut, and ends in LOG_CUT: the cut shows in the log.
+ */
 #define LOG_LINE_MAX	8192
+#define LOG_CUT		"..."
 
 static int log_to_stderr = 1;
 static int log_verbose;
@@ -50,30 +54,86 @@ log_sink(void (*fn)(int pri, const char *line))
 	log_sink_fn = fn;
 }
 
-/* @line escaped, and ": strerror(@saved)" unless @saved is -1. */
+/*
+ * The end of the line in @buf (@size bytes, full) replaced by LOG_CUT,
+ * a cut anyone reading the log sees; never inside a UTF-8 character.
+ */
+void
+log_cut(char *buf, size_t size)
+{
+	size_t at = size - sizeof(LOG_CUT);
+
+	while (at > 0 && ((unsigned char)buf[at] & 0xc0) == 0x80)
+		at--;
+	memcpy(buf + at, LOG_CUT, sizeof(LOG_CUT));
+}
+
+/* @fmt into @buf of @size bytes, cut with LOG_CUT if it does not fit. */
+static void __attribute__((format(printf, 3, 0)))
+log_format(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(buf, size, fmt, ap);
+
+	if (n < 0)
+		snprintf(buf, size, "(a log line failed to format: %s)", fmt);
+	else if ((size_t)n >= size)
+		log_cut(buf, size);
+}
+
+/*
+ * ": @err" after the line in @buf (@size bytes): whole, the line cut with
+ * LOG_CUT to make room for it if need be.
+ */
+static void
+log_append_err(char *buf, size_t size, const char *err)
+{
+	size_t len = strlen(buf), elen = strlen(err) + 2;
+
+	if (elen + sizeof(LOG_CUT) > size)
+		return;		/* cannot happen: strerror() is short */
+	if (len + elen >= size) {
+		len = size - elen;	/* the line's room, its NUL included */
+		log_cut(buf, len);
+		len = strlen(buf);
+	}
+	buf[len++] = ':';
+	buf[len++] = ' ';
+	memcpy(buf + len, err, elen - 1);
+}
+
+/*
+ * @line escaped, and ": strerror(@saved)" unless @saved is -1.  Escaped,
+ * a line can grow 4 times: it is cut with LOG_CUT, the error kept whole.
+ */
 static void
 log_out(int pri, int saved, const char *line)
 {
 	char out[LOG_LINE_MAX];
+	const char *err = saved >= 0 ? strerror(saved) : NULL;
+	size_t room = sizeof(out), n;
 
 	if (log_sink_fn != NULL) {
-		if (saved >= 0) {
-			snprintf(out, sizeof(out), "%s: %s", line,
-			    strerror(saved));
-			line = out;
+		/* The receiver escapes it. */
+		n = strnlen(line, sizeof(out) - 1);
+		memcpy(out, line, n);
+		out[n] = '\0';
+	} else {
+		/* The escaped line's room: the error's kept for it. */
+		if (err != NULL && strlen(err) + 2 + 2 * sizeof(LOG_CUT) < room)
+			room -= strlen(err) + 2;
+		if (vis_str(out, room, line, 0) >= room) {
+			/* Cut between escapes, with room for the mark. */
+			vis_str(out, room - strlen(LOG_CUT), line, 0);
+			strcat(out, LOG_CUT);
 		}
-		log_sink_fn(pri, line);
-		return;
 	}
-	vis_str(out, sizeof(out), line, 0);
-	if (log_to_stderr) {
-		if (saved >= 0)
-			fprintf(stderr, "%s: %s\n", out, strerror(saved));
-		else
-			fprintf(stderr, "%s\n", out);
+	if (err != NULL)
+		log_append_err(out, sizeof(out), err);
+	if (log_sink_fn != NULL) {
+		log_sink_fn(pri, out);
+	} else if (log_to_stderr) {
+		fprintf(stderr, "%s\n", out);
 		fflush(stderr);
-	} else if (saved >= 0) {
-		syslog(pri, "%s: %s", out, strerror(saved));
 	} else {
 		syslog(pri, "%s", out);
 	}
@@ -84,7 +144,7 @@ log_vlog(int pri, const char *fmt, va_list ap)
 {
 	char line[LOG_LINE_MAX];
 
-	vsnprintf(line, sizeof(line), fmt, ap);
+	log_format(line, sizeof(line), fmt, ap);
 	log_out(pri, -1, line);
 }
 
@@ -93,7 +153,7 @@ log_verr(int pri, int saved, const char *fmt, va_list ap)
 {
 	char line[LOG_LINE_MAX];
 
-	vsnprintf(line, sizeof(line), fmt, ap);
+	log_format(line, sizeof(line), fmt, ap);
 	log_out(pri, saved, line);
 }
 

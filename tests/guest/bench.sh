@@ -3,7 +3,19 @@
 # +u files (trash moves), for 10,000 and 100,000 empty files.  Each round
 # creates the files untimed, syncs, then times only the unlinks.  Rounds
 # alternate plain and flagged so drift hits both alike.
+# bench/unlink.sh sets the sizes and the rounds on the kernel command line:
+# trashbin.bench_sizes=N1,N2 (default 10000,100000), trashbin.bench_rounds=R
+# (default 3 below 100,000 files, 1 from there).
 . ./lib.sh
+
+SIZES="10000 100000"
+ROUNDS=
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	trashbin.bench_sizes=*) SIZES=$(echo "${arg#*=}" | tr ',' ' ') ;;
+	trashbin.bench_rounds=*) ROUNDS=${arg#*=} ;;
+	esac
+done
 
 reset_trash
 round() {	# KIND N
@@ -20,9 +32,10 @@ round() {	# KIND N
 	sync
 }
 t_bench() {
-	for n in ${BENCH_SIZES:-10000 100000}; do
+	for n in $SIZES; do
 		rounds=3
 		[ "$n" -ge 100000 ] && rounds=1
+		[ -n "$ROUNDS" ] && rounds=$ROUNDS
 		i=0
 		while [ $i -lt $rounds ]; do
 			round plain "$n" || exit 1

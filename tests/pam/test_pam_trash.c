@@ -86,7 +86,7 @@ getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t len,
 }
 
 /* ---- the log: pam_syslog() ends in syslog() (fortified: __syslog_chk) */
-static void
+static void __attribute__((format(printf, 1, 0)))
 log_append(const char *fmt, va_list ap)
 {
 	size_t l = strlen(logbuf);
@@ -99,7 +99,7 @@ log_append(const char *fmt, va_list ap)
 	}
 }
 
-void syslog(int, const char *, ...);
+void syslog(int, const char *, ...) __attribute__((format(printf, 2, 3)));
 void
 syslog(int pri, const char *fmt, ...)
 {
@@ -111,7 +111,8 @@ syslog(int pri, const char *fmt, ...)
 	va_end(ap);
 }
 
-void __syslog_chk(int, int, const char *, ...);
+void __syslog_chk(int, int, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
 void
 __syslog_chk(int pri, int flag, const char *fmt, ...)
 {

@@ -119,10 +119,10 @@ setup(void **state)
 
 	assert_non_null(e);
 	tl_setup(&e->t);
-	snprintf(e->conf, sizeof(e->conf), "%s/trashd.conf", e->t.root);
-	snprintf(e->sock, sizeof(e->sock), "%s/run/trashd.sock", e->t.root);
-	snprintf(e->log, sizeof(e->log), "%s/trashd.log", e->t.root);
-	snprintf(buf, sizeof(buf), "database %s\nfilesystem %s\nsocket %s\n"
+	TL_SNPRINTF(e->conf, sizeof(e->conf), "%s/trashd.conf", e->t.root);
+	TL_SNPRINTF(e->sock, sizeof(e->sock), "%s/run/trashd.sock", e->t.root);
+	TL_SNPRINTF(e->log, sizeof(e->log), "%s/trashd.log", e->t.root);
+	TL_SNPRINTF(buf, sizeof(buf), "database %s\nfilesystem %s\nsocket %s\n"
 	    "admin-group %d\nclient-timeout %ds\nretention forever\n"
 	    "watermark 0%%\ngrace 1h\n", e->t.db, e->t.fs, e->sock, GADM,
 	    TIMEOUT);
@@ -147,7 +147,7 @@ stop(struct env *e)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char cmd[PATH_MAX + 16];
 
-		snprintf(cmd, sizeof(cmd), "tail -40 %s", e->log);
+		TL_SNPRINTF(cmd, sizeof(cmd), "tail -40 %s", e->log);
 		if (system(cmd) != 0)
 			fprintf(stderr, "(no log)\n");
 	}
@@ -502,7 +502,7 @@ test_authz(void **state)
 	wait_count(e, UB, 1);
 	bid = entry_id(e, UB);
 	aid = entry_id(e, UA);
-	snprintf(id, sizeof(id), "%" PRId64, bid);
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, bid);
 	tl_path(&e->t, fsb, sizeof(fsb), "home/b/secret.txt");
 
 	/* A sees its own, never B's. */
@@ -601,7 +601,7 @@ test_authz(void **state)
 		assert_int_equal(st.st_uid, UB);
 	}
 	/* B cannot touch A's entry either. */
-	snprintf(id, sizeof(id), "%" PRId64, aid);
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, aid);
 	check_rc(ctl(e, &B, &out, "restore", "--id", id), 4, out);
 	free(out);
 
@@ -659,8 +659,8 @@ test_tree_restore(void **state)
 	mkdir_as(e, "home/a", UA, 0755);
 	for (i = 0; i < TREE_FILES; i++) {
 		tree_data(i, &data, &len);
-		snprintf(name, sizeof(name), "f%u", i);
-		snprintf(path, sizeof(path), "home/a/%s/file-%u.dat",
+		TL_SNPRINTF(name, sizeof(name), "f%u", i);
+		TL_SNPRINTF(path, sizeof(path), "home/a/%s/file-%u.dat",
 		    dirs[i % 5], i);
 		stage(e, UA, name, path, 1700000000 + i, data, len,
 		    modes[i % 5]);
@@ -795,7 +795,7 @@ count_tree(const char *dir)
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		TL_SNPRINTF(p, sizeof(p), "%s/%s", dir, de->d_name);
 		if (lstat(p, &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode))
@@ -820,7 +820,7 @@ test_symlink(void **state)
 	int i, status;
 
 	/* A place A could write to, outside: only the check stops it. */
-	snprintf(out_dir, sizeof(out_dir), "%s/outside", e->t.root);
+	TL_SNPRINTF(out_dir, sizeof(out_dir), "%s/outside", e->t.root);
 	assert_int_equal(mkdir(out_dir, 0777), 0);
 	assert_int_equal(chmod(out_dir, 0777), 0);
 	mkdir_as(e, "home/a", UA, 0755);
@@ -861,7 +861,7 @@ test_symlink(void **state)
 		}
 		free(out);
 		assert_true(did > 0);
-		snprintf(id, sizeof(id), "%" PRId64, did);
+		TL_SNPRINTF(id, sizeof(id), "%" PRId64, did);
 	}
 	check_rc(ctl(e, &ROOT, &out, "restore", "-u", "70001", "--id", id),
 	    1, out);
@@ -874,8 +874,8 @@ test_symlink(void **state)
 	mkdir_as(e, "home/a/race", UA, 0755);
 	mkdir_as(e, "home/a/race/d", UA, 0755);
 	for (i = 0; i < RACE_FILES; i++) {
-		snprintf(name, sizeof(name), "r%d", i);
-		snprintf(p, sizeof(p), "home/a/race/d/f%d", i);
+		TL_SNPRINTF(name, sizeof(name), "r%d", i);
+		TL_SNPRINTF(p, sizeof(p), "home/a/race/d/f%d", i);
 		stage_str(e, UA, name, p, "race");
 	}
 	wait_count(e, UA, 3 + RACE_FILES);
@@ -951,7 +951,7 @@ test_unwritable(void **state)
 	assert_true(exists_rel(e, ".trash/70001/u2"));
 	wait_count(e, UA, 2);
 	/* Off the filesystem: refused before anything moves. */
-	snprintf(id, sizeof(id), "%" PRId64, entry_id(e, UA));
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, entry_id(e, UA));
 	check_rc(ctl(e, &A, &out, "restore", "--id", id, "--to", "/tmp/x"),
 	    6, out);
 	expect_str(out, "not on the filesystem");
@@ -975,7 +975,7 @@ test_wipe_empty(void **state)
 	te.time = time(NULL);
 	stage_str(e, UA, "w1", "home/a/w1", "wipe me");
 	wait_count(e, UA, 1);
-	snprintf(id, sizeof(id), "%" PRId64, entry_id(e, UA));
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, entry_id(e, UA));
 	check_rc(ctl(e, &A, &out, "wipe", id), 0, out);
 	expect_str(out, "queued");
 	free(out);
@@ -1386,7 +1386,7 @@ test_not_running(void **state)
 	char sock[sizeof(e->sock)];
 
 	memcpy(sock, e->sock, sizeof(sock));
-	snprintf(e->sock, sizeof(e->sock), "%s/nosuch.sock", e->t.root);
+	TL_SNPRINTF(e->sock, sizeof(e->sock), "%s/nosuch.sock", e->t.root);
 	check_rc(ctl(e, &A, &out, "status"), 3, out);
 	expect_str(out, "is the trashd service running?");
 	free(out);
@@ -1417,7 +1417,7 @@ test_list(void **state)
 	size_t i;
 
 	for (i = 0; i < 6; i++) {
-		snprintf(name, sizeof(name), "p%zu", i);
+		TL_SNPRINTF(name, sizeof(name), "p%zu", i);
 		stage(e, UA, name, paths[i], 1700000001 + (int64_t)i, "xy", 2,
 		    0644);
 	}
@@ -1457,8 +1457,8 @@ test_list(void **state)
 
 	/* Older than those: a list far longer than the daemon buffers. */
 	for (i = 0; i < LIST_BULK; i++) {
-		snprintf(name, sizeof(name), "b%zu", i);
-		snprintf(path, sizeof(path), "home/a/bulk/f%zu", i);
+		TL_SNPRINTF(name, sizeof(name), "b%zu", i);
+		TL_SNPRINTF(path, sizeof(path), "home/a/bulk/f%zu", i);
 		stage(e, UA, name, path, 1600000000 + (int64_t)(i / 3), "x",
 		    1, 0644);
 	}
@@ -1585,7 +1585,7 @@ json_b64(const char *json, const char *key, const char **from)
 	uint32_t v = 0;
 	int bits = 0;
 
-	snprintf(needle, sizeof(needle), "\"%s\":\"", key);
+	TL_SNPRINTF(needle, sizeof(needle), "\"%s\":\"", key);
 	if ((p = strstr(*from, needle)) == NULL)
 		return NULL;
 	p += strlen(needle);
@@ -1625,7 +1625,7 @@ stage_esc(struct env *e)
 
 	for (i = 0; i < ESC_N; i++) {
 		/* The trash names too: a user can make those. */
-		snprintf(name, sizeof(name), "n%zu\x1b[2J\x9b\xc2\x9b\xff", i);
+		TL_SNPRINTF(name, sizeof(name), "n%zu\x1b[2J\x9b\xc2\x9b\xff", i);
 		stage(e, UA, name, esc_paths[i], 1700000100 + (int64_t)i, "d",
 		    1, 0644);
 	}
@@ -1658,7 +1658,7 @@ test_escape_list_restore(void **state)
 
 	/* Restored by id, by path: what it says is escaped the same. */
 	mkdir_as(e, "home/a", UA, 0755);
-	snprintf(id, sizeof(id), "%" PRId64, entry_id(e, UA));
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, entry_id(e, UA));
 	check_rc(ctl(e, &A, &out, "restore", "-i", id), 0, out);
 	assert_int_equal(assert_terminal_safe(out), 1);
 	expect_str(out, "restored ");
@@ -1865,7 +1865,7 @@ setup_restore(void **state)
 	assert_int_equal(waitpid(e->pid, &status, 0), e->pid);
 	fd = open(e->conf, O_WRONLY | O_APPEND | O_CLOEXEC);
 	assert_true(fd >= 0);
-	snprintf(buf, sizeof(buf), "restore-timeout %ds\n", RS_TIMEOUT * slow);
+	TL_SNPRINTF(buf, sizeof(buf), "restore-timeout %ds\n", RS_TIMEOUT * slow);
 	assert_int_equal(write(fd, buf, strlen(buf)), (ssize_t)strlen(buf));
 	close(fd);
 	start(e);
@@ -1913,7 +1913,7 @@ rs_dead_mount(const char *dir, uid_t uid)
 
 	if ((fd = open("/dev/fuse", O_RDWR | O_CLOEXEC)) < 0)
 		return false;
-	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=%u,"
+	TL_SNPRINTF(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=%u,"
 	    "group_id=%u", fd, (unsigned)uid, (unsigned)uid);
 	if (mount("trashbin-test", dir, "fuse.dead", MS_NOSUID | MS_NODEV,
 	    opts) < 0) {
@@ -1921,7 +1921,7 @@ rs_dead_mount(const char *dir, uid_t uid)
 		return false;
 	}
 	rs_fuse_fd = fd;
-	snprintf(rs_fuse_mnt, sizeof(rs_fuse_mnt), "%s", dir);
+	TL_SNPRINTF(rs_fuse_mnt, sizeof(rs_fuse_mnt), "%s", dir);
 	return true;
 }
 
@@ -2005,7 +2005,7 @@ rs_ctl_in(struct env *e, const struct who *w, mode_t mask, char **out, ...)
 	pid_t pid;
 	int rc;
 
-	snprintf(outf, sizeof(outf), "%s/rs-out", e->t.root);
+	TL_SNPRINTF(outf, sizeof(outf), "%s/rs-out", e->t.root);
 	va_start(ap, out);
 	pid = rs_spawnv(e, w, mask, outf, ap);
 	va_end(ap);
@@ -2092,7 +2092,7 @@ test_restore_admin_creds(void **state)
 	wait_count(e, UB, 1);
 
 	/* Over root's file, asked for: refused. */
-	snprintf(id, sizeof(id), "%" PRId64, rs_id(e, 0, "r1"));
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, rs_id(e, 0, "r1"));
 	check_rc(rs_ctl(e, &ADM, 0, &out, "restore", "-u", "0", "--overwrite",
 	    "--id", id), 4, out);
 	expect_str(out, "root's trash is restored by root alone");
@@ -2101,7 +2101,7 @@ test_restore_admin_creds(void **state)
 	assert_string_equal(s, "root's");
 	free(s);
 	/* Into a directory only root may write, or anywhere: refused. */
-	snprintf(id, sizeof(id), "%" PRId64, rs_id(e, 0, "r2"));
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, rs_id(e, 0, "r2"));
 	tl_path(&e->t, to, sizeof(to), "home/rootonly/r2");
 	check_rc(rs_ctl(e, &ADM, 0, &out, "restore", "-u", "0", "--id", id,
 	    "--to", to), 4, out);
@@ -2116,7 +2116,7 @@ test_restore_admin_creds(void **state)
 	assert_true(exists_rel(e, ".trash/0/r2"));
 	wait_count(e, 0, 3);
 	/* Root itself may; its umask 000 makes 0755 all the same. */
-	snprintf(id, sizeof(id), "%" PRId64, rs_id(e, 0, "r3"));
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, rs_id(e, 0, "r3"));
 	tl_path(&e->t, to, sizeof(to), "home/rootonly/made/r3");
 	check_rc(rs_ctl(e, &ROOT, 0, &out, "restore", "--id", id, "--to", to),
 	    0, out);
@@ -2125,7 +2125,7 @@ test_restore_admin_creds(void **state)
 	wait_count(e, 0, 2);
 
 	/* For a user: as that user, 0700 whatever the admin's umask. */
-	snprintf(id, sizeof(id), "%" PRId64, rs_id(e, UA, "a1"));
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, rs_id(e, UA, "a1"));
 	check_rc(rs_ctl(e, &ADM, 0, &out, "restore", "-u", "70001", "--id",
 	    id), 0, out);
 	free(out);
@@ -2168,12 +2168,12 @@ test_restore_squatted(void **state)
 	tl_path(&e->t, p, sizeof(p), "home/tmpx/f");
 	tl_path(&e->t, q, sizeof(q), "home/tmpx");
 	check_rc(ctl(e, &A, &out, "restore", p), 1, out);
-	snprintf(want, sizeof(want), "parent %s is owned by uid 70002, not "
+	TL_SNPRINTF(want, sizeof(want), "parent %s is owned by uid 70002, not "
 	    "yours: refusing", q);
 	expect_str(out, want);
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "restore", "-u", "70001", p), 1, out);
-	snprintf(want, sizeof(want), "parent %s is owned by uid 70002, not "
+	TL_SNPRINTF(want, sizeof(want), "parent %s is owned by uid 70002, not "
 	    "uid 70001's: refusing", q);
 	expect_str(out, want);
 	free(out);
@@ -2181,7 +2181,7 @@ test_restore_squatted(void **state)
 	tl_path(&e->t, p, sizeof(p), "home/a/inner/deeper/h");
 	tl_path(&e->t, q, sizeof(q), "home/a/inner");
 	check_rc(ctl(e, &A, &out, "restore", p), 1, out);
-	snprintf(want, sizeof(want), "parent %s is owned by uid 70002", q);
+	TL_SNPRINTF(want, sizeof(want), "parent %s is owned by uid 70002", q);
 	expect_str(out, want);
 	free(out);
 	/* Root's own restore does not land in a user's directory either. */
@@ -2227,10 +2227,10 @@ rs_children(struct env *e, uid_t uid)
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
-		snprintf(p, sizeof(p), "/proc/%s", de->d_name);
+		TL_SNPRINTF(p, sizeof(p), "/proc/%s", de->d_name);
 		if (stat(p, &st) < 0 || st.st_uid != uid)
 			continue;
-		snprintf(p, sizeof(p), "/proc/%s/stat", de->d_name);
+		TL_SNPRINTF(p, sizeof(p), "/proc/%s/stat", de->d_name);
 		if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
 			continue;
 		len = read(fd, buf, sizeof(buf) - 1);
@@ -2267,8 +2267,8 @@ test_restore_per_uid(void **state)
 	mkdir_as(e, "home/a", UA, 0755);
 	mkdir_as(e, "home/a/fz", UA, 0755);
 	for (i = 0; i < RS_HUNG; i++) {
-		snprintf(name, sizeof(name), "h%d", i);
-		snprintf(p, sizeof(p), "home/a/fz/h%d", i);
+		TL_SNPRINTF(name, sizeof(name), "h%d", i);
+		TL_SNPRINTF(p, sizeof(p), "home/a/fz/h%d", i);
 		stage_str(e, UA, name, p, "hung");
 	}
 	stage_str(e, UA, "free", "home/a/free", "A's, later");
@@ -2283,9 +2283,9 @@ test_restore_per_uid(void **state)
 
 	/* By id: trashctl itself never looks into the dead mount. */
 	for (i = 0; i < RS_HUNG; i++) {
-		snprintf(name, sizeof(name), "h%d", i);
-		snprintf(id, sizeof(id), "%" PRId64, rs_id(e, UA, name));
-		snprintf(outs[i], sizeof(outs[i]), "%s/rs-hung-%d", e->t.root,
+		TL_SNPRINTF(name, sizeof(name), "h%d", i);
+		TL_SNPRINTF(id, sizeof(id), "%" PRId64, rs_id(e, UA, name));
+		TL_SNPRINTF(outs[i], sizeof(outs[i]), "%s/rs-hung-%d", e->t.root,
 		    i);
 		rs_bg[i] = rs_spawn(e, &A, outs[i], "restore", "--id", id,
 		    (char *)NULL);
@@ -2441,8 +2441,8 @@ test_wipe_open_deferred(void **state)
 
 	stage_str(e, UA, "tmp", "home/a/tmp", data);
 	wait_count(e, UA, 1);
-	snprintf(id, sizeof(id), "%" PRId64, entry_id(e, UA));
-	snprintf(rel, sizeof(rel), ".trash/.wipe/%s", id);
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, entry_id(e, UA));
+	TL_SNPRINTF(rel, sizeof(rel), ".trash/.wipe/%s", id);
 	/* The writer's fd, a description of its own. */
 	tl_path(&e->t, p, sizeof(p), ".trash/70001/tmp");
 	fd = open(p, O_RDWR | O_CLOEXEC);
@@ -2485,12 +2485,12 @@ trashd_child(struct env *e, const char *comm)
 	DIR *d;
 	FILE *f;
 
-	snprintf(want, sizeof(want), "(%s)", comm);
+	TL_SNPRINTF(want, sizeof(want), "(%s)", comm);
 	assert_non_null(d = opendir("/proc"));
 	while (found == 0 && (de = readdir(d)) != NULL) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		snprintf(p, sizeof(p), "/proc/%s/stat", de->d_name);
+		TL_SNPRINTF(p, sizeof(p), "/proc/%s/stat", de->d_name);
 		if ((f = fopen(p, "re")) == NULL)
 			continue;
 		/* pid (comm) state ppid: comm may hold anything, even ")". */
@@ -2520,7 +2520,7 @@ proc_status_hex(pid_t pid, const char *name)
 	uint64_t v = UINT64_MAX;
 	FILE *f;
 
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+	TL_SNPRINTF(p, sizeof(p), "/proc/%d/status", (int)pid);
 	assert_non_null(f = fopen(p, "re"));
 	while (fgets(line, sizeof(line), f) != NULL)
 		if (strncmp(line, name, len) == 0 && line[len] == ':')
@@ -2555,8 +2555,8 @@ test_wipe_worker_sandbox(void **state)
 	stage(e, UA, "big", "home/a/big", 1700000000, data, len, 0600);
 	free(data);
 	wait_count(e, UA, 1);
-	snprintf(id, sizeof(id), "%" PRId64, entry_id(e, UA));
-	snprintf(rel, sizeof(rel), ".trash/.wipe/%s", id);
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, entry_id(e, UA));
+	TL_SNPRINTF(rel, sizeof(rel), ".trash/.wipe/%s", id);
 	check_rc(ctl(e, &A, &out, "wipe", id), 0, out);
 	free(out);
 	for (i = 0; i < 300 * slow && (w = worker_pid(e)) == 0; i++)
@@ -2567,7 +2567,7 @@ test_wipe_worker_sandbox(void **state)
 	assert_true(exists_rel(e, rel));	/* still at it */
 
 	tl_path(&e->t, wipedir, sizeof(wipedir), ".trash/.wipe");
-	snprintf(p, sizeof(p), "/proc/%d/fd", (int)w);
+	TL_SNPRINTF(p, sizeof(p), "/proc/%d/fd", (int)w);
 	assert_non_null(d = opendir(p));
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.' || atoi(de->d_name) < 3)
@@ -2575,7 +2575,7 @@ test_wipe_worker_sandbox(void **state)
 		/* valgrind's own, kept at the top of the fd range. */
 		if (slow > 1 && atoi(de->d_name) >= 1024)
 			continue;
-		snprintf(p, sizeof(p), "/proc/%d/fd/%s", (int)w, de->d_name);
+		TL_SNPRINTF(p, sizeof(p), "/proc/%d/fd/%s", (int)w, de->d_name);
 		if ((n = readlink(p, link, sizeof(link) - 1)) < 0)
 			continue;	/* closed meanwhile */
 		link[n] = '\0';
@@ -2667,7 +2667,7 @@ test_times_typed(void **state)
 	expect_str(out, "needs a unit");
 	free(out);
 	/* @SECONDS is still the exact form. */
-	snprintf(old, sizeof(old), "@%d", 1700000002);
+	TL_SNPRINTF(old, sizeof(old), "@%d", 1700000002);
 	check_rc(ctl(e, &A, &out, "list", "--json", "-o", old), 0, out);
 	assert_int_equal(count_str(out, "\"id\":"), 1);
 	free(out);
@@ -2781,13 +2781,13 @@ test_conf_zero(void **state)
 	size_t i;
 	int rc;
 
-	snprintf(conf, sizeof(conf), "%s/zero.conf", e->t.root);
+	TL_SNPRINTF(conf, sizeof(conf), "%s/zero.conf", e->t.root);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(text, sizeof(text), "database %s/zero.db\n"
+		TL_SNPRINTF(text, sizeof(text), "database %s/zero.db\n"
 		    "filesystem %s\nsocket %s/zero.sock\n%s\n", e->t.root,
 		    e->t.fs, e->t.root, bad[i][0]);
 		tl_write_file(conf, text, strlen(text));
-		snprintf(want, sizeof(want), "%s:4: ", conf);
+		TL_SNPRINTF(want, sizeof(want), "%s:4: ", conf);
 		rc = td_check(conf, true, &out);
 		if (rc == 0 || strstr(out, want) == NULL ||
 		    strstr(out, bad[i][1]) == NULL)
@@ -2801,7 +2801,7 @@ test_conf_zero(void **state)
 		free(out);
 	}
 	/* The words are accepted. */
-	snprintf(text, sizeof(text), "database %s/zero.db\nfilesystem %s\n"
+	TL_SNPRINTF(text, sizeof(text), "database %s/zero.db\nfilesystem %s\n"
 	    "socket %s/zero.sock\nretention forever\nquota unlimited\n",
 	    e->t.root, e->t.fs, e->t.root);
 	tl_write_file(conf, text, strlen(text));
@@ -2997,7 +2997,7 @@ in_trash(struct env *e, uint32_t uid, const char *name)
 {
 	char rel[PATH_MAX];
 
-	snprintf(rel, sizeof(rel), ".trash/%u/%s", uid, name);
+	TL_SNPRINTF(rel, sizeof(rel), ".trash/%u/%s", uid, name);
 	return exists_rel(e, rel);
 }
 
@@ -3007,7 +3007,7 @@ wait_left(struct env *e, uint32_t uid, const char *name)
 {
 	char rel[PATH_MAX];
 
-	snprintf(rel, sizeof(rel), ".trash/%u/%s", uid, name);
+	TL_SNPRINTF(rel, sizeof(rel), ".trash/%u/%s", uid, name);
 	if (!wait_gone(e, rel, 5000))
 		fail_msg("%s still in the trash", rel);
 }
@@ -3066,7 +3066,7 @@ test_exclude_dir(void **state)
 
 	/* The desktop's trash is left out by the shipped file itself. */
 	expect_str(shipped, "exclude-dir */.local/share/Trash");
-	snprintf(conf, sizeof(conf), "exclude-dir node_modules/\n"
+	TL_SNPRINTF(conf, sizeof(conf), "exclude-dir node_modules/\n"
 	    "exclude-dir %s/home/b/build\n%s", e->t.fs, shipped);
 	free(shipped);
 	restart_with(e, conf);
@@ -3094,7 +3094,7 @@ test_exclude_dir(void **state)
 	    "*/.Trash-[0-9]*", 5000);
 	audit_says(e, "purged", "name=\"index.js\": ok: excluded by "
 	    "exclude-dir node_modules", 5000);
-	snprintf(conf, sizeof(conf), "name=\"out.bin\": ok: excluded by "
+	TL_SNPRINTF(conf, sizeof(conf), "name=\"out.bin\": ok: excluded by "
 	    "exclude-dir %s/home/b/build", e->t.fs);
 	audit_says(e, "purged", conf, 5000);
 	wait_count(e, UA, 4);
@@ -3195,7 +3195,7 @@ test_exclude_secure(void **state)
 	    "exclude *.tmp", 5000);
 	audit_says(e, "wiped", "name=\"secret.tmp\": ok: 2 passes, 32768 "
 	    "bytes", 10000);
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", pfd);
+	TL_SNPRINTF(p, sizeof(p), "/proc/self/fd/%d", pfd);
 	assert_true((fd = open(p, O_RDONLY | O_CLOEXEC)) >= 0);
 	assert_int_equal(pread(fd, back, len, 0), (ssize_t)len);
 	assert_memory_equal(back, zero, len);
@@ -3230,14 +3230,14 @@ test_exclude_conf_bad(void **state)
 	size_t i;
 	int rc;
 
-	snprintf(conf, sizeof(conf), "%s/excl.conf", e->t.root);
+	TL_SNPRINTF(conf, sizeof(conf), "%s/excl.conf", e->t.root);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(text, sizeof(text), "database %s/excl.db\n"
+		TL_SNPRINTF(text, sizeof(text), "database %s/excl.db\n"
 		    "filesystem %s\nsocket %s/excl.sock\n%s\n", e->t.root,
 		    e->t.fs, e->t.root, bad[i][0]);
 		tl_write_file(conf, text, strlen(text));
 		/* The line of the rule, or of the second size. */
-		snprintf(want, sizeof(want), "%s:%d: ", conf,
+		TL_SNPRINTF(want, sizeof(want), "%s:%d: ", conf,
 		    strchr(bad[i][0], '\n') != NULL ? 5 : 4);
 		rc = td_check(conf, true, &out);
 		if (rc == 0 || strstr(out, want) == NULL ||
@@ -3252,7 +3252,7 @@ test_exclude_conf_bad(void **state)
 		free(out);
 	}
 	/* The good spellings pass. */
-	snprintf(text, sizeof(text), "database %s/excl.db\nfilesystem %s\n"
+	TL_SNPRINTF(text, sizeof(text), "database %s/excl.db\nfilesystem %s\n"
 	    "socket %s/excl.sock\nexclude []]x\nexclude \\[literal\n"
 	    "exclude-dir build/\nexclude-dir /srv/*/tmp\nmin-size 1K\n"
 	    "max-size unlimited\n", e->t.root, e->t.fs, e->t.root);
@@ -3292,13 +3292,13 @@ stage_for_uids(const char *bin)
 	ssize_t n;
 	int in, out;
 
-	snprintf(stage_dir, sizeof(stage_dir), "/tmp/trashctl-bin-XXXXXX");
+	TL_SNPRINTF(stage_dir, sizeof(stage_dir), "/tmp/trashctl-bin-XXXXXX");
 	if (mkdtemp(stage_dir) == NULL || chmod(stage_dir, 0755) < 0) {
 		fprintf(stderr, "test_trashctl: %s: %s\n", stage_dir,
 		    strerror(errno));
 		exit(1);
 	}
-	snprintf(stage_bin, sizeof(stage_bin), "%s/trashctl", stage_dir);
+	TL_SNPRINTF(stage_bin, sizeof(stage_bin), "%s/trashctl", stage_dir);
 	stage_pid = getpid();
 	atexit(stage_cleanup);
 	if ((in = open(bin, O_RDONLY | O_CLOEXEC)) < 0 ||
@@ -3853,9 +3853,9 @@ cli13_json_ok(struct env *e, const char *json, const char *check)
 	char file[PATH_MAX], cmd[2 * PATH_MAX + 512];
 	int rc;
 
-	snprintf(file, sizeof(file), "%s/cli13.json", e->t.root);
+	TL_SNPRINTF(file, sizeof(file), "%s/cli13.json", e->t.root);
 	tl_write_file(file, json, strlen(json));
-	snprintf(cmd, sizeof(cmd), "python3 -c 'import json, sys; "
+	TL_SNPRINTF(cmd, sizeof(cmd), "python3 -c 'import json, sys; "
 	    "d = json.load(open(sys.argv[1], \"rb\")); "
 	    "sys.exit(0 if (%s) else 1)' %s", check, file);
 	if ((rc = system(cmd)) != 0)
@@ -3877,7 +3877,7 @@ cli13_fake(const char *sock, uint16_t type, int n)
 	pid_t pid;
 	int fd, c, i, len;
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	TL_SNPRINTF(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
 	unlink(sock);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(fd >= 0);
@@ -3969,7 +3969,7 @@ test_cli13_json_broken(void **state)
 	pid_t pid;
 	int n;
 
-	snprintf(sock, sizeof(sock), "%s/fake.sock", e->t.root);
+	TL_SNPRINTF(sock, sizeof(sock), "%s/fake.sock", e->t.root);
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		for (n = 0; n <= 3; n += 3) {
 			pid = cli13_fake(sock, cmds[i].type, n);
@@ -3977,10 +3977,10 @@ test_cli13_json_broken(void **state)
 			    3, out);
 			waitpid(pid, NULL, 0);
 			if (n == 0)
-				snprintf(check, sizeof(check), "list(d) == "
+				TL_SNPRINTF(check, sizeof(check), "list(d) == "
 				    "[\"error\"] and d[\"error\"][\"message\"]");
 			else
-				snprintf(check, sizeof(check), "len(d[\"%s\"]) "
+				TL_SNPRINTF(check, sizeof(check), "len(d[\"%s\"]) "
 				    "== %d and d[\"error\"][\"errno\"] > 0",
 				    cmds[i].key, n);
 			cli13_json_ok(e, out, check);
@@ -4161,7 +4161,7 @@ test_cli13_conf_typed(void **state)
 	char buf[2 * PATH_MAX + 512], *out = NULL;
 
 	stop(e);
-	snprintf(buf, sizeof(buf), "database %s\nfilesystem %s\nsocket %s\n"
+	TL_SNPRINTF(buf, sizeof(buf), "database %s\nfilesystem %s\nsocket %s\n"
 	    "admin-group %d\nclient-timeout %ds\nretention 14d\n"
 	    "quota 1024M\nwatermark 0%%\ngrace 1h\n", e->t.db, e->t.fs,
 	    e->sock, GADM, TIMEOUT);
@@ -4200,7 +4200,7 @@ pv_front_wait(struct env *e, int ms)
 	for (i = 0; i < ms / 10 * slow; i++, msleep(10)) {
 		if ((pid = pv_front(e)) == 0)
 			continue;
-		snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+		TL_SNPRINTF(p, sizeof(p), "/proc/%d/status", (int)pid);
 		if ((f = fopen(p, "re")) == NULL)
 			continue;
 		while (fgets(line, sizeof(line), f) != NULL)
@@ -4222,7 +4222,7 @@ pv_ids(pid_t pid, const char *name, unsigned ids[4])
 	FILE *f;
 	int n = 0;
 
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+	TL_SNPRINTF(p, sizeof(p), "/proc/%d/status", (int)pid);
 	assert_non_null(f = fopen(p, "re"));
 	while (fgets(line, sizeof(line), f) != NULL && n != 4)
 		if (strncmp(line, name, len) == 0 && line[len] == ':')
@@ -4270,7 +4270,7 @@ test_front_sandbox(void **state)
 	    ~proc_status_hex(e->pid, "CapBnd"), 0);
 	assert_int_equal(proc_status_hex(f, "NoNewPrivs"), 1);
 	/* No supplementary groups. */
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)f);
+	TL_SNPRINTF(p, sizeof(p), "/proc/%d/status", (int)f);
 	{
 		char *st = NULL, line[256];
 		FILE *fp;
@@ -4286,10 +4286,10 @@ test_front_sandbox(void **state)
 	}
 
 	/* Its root: an empty directory, /var/empty or beside the socket. */
-	snprintf(p, sizeof(p), "/proc/%d/root", (int)f);
+	TL_SNPRINTF(p, sizeof(p), "/proc/%d/root", (int)f);
 	assert_true((n = readlink(p, link, sizeof(link) - 1)) > 0);
 	link[n] = '\0';
-	snprintf(empty, sizeof(empty), "%s/run/empty", e->t.root);
+	TL_SNPRINTF(empty, sizeof(empty), "%s/run/empty", e->t.root);
 	if (strcmp(link, "/var/empty") != 0)
 		assert_string_equal(link, empty);
 	assert_non_null(d = opendir(link));
@@ -4298,7 +4298,7 @@ test_front_sandbox(void **state)
 		    strcmp(de->d_name, "..") == 0);
 	closedir(d);
 
-	snprintf(p, sizeof(p), "/proc/%d/fd", (int)f);
+	TL_SNPRINTF(p, sizeof(p), "/proc/%d/fd", (int)f);
 	assert_non_null(d = opendir(p));
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
@@ -4306,7 +4306,7 @@ test_front_sandbox(void **state)
 		/* valgrind's own, kept at the top of the fd range. */
 		if (slow > 1 && atoi(de->d_name) >= 1024)
 			continue;
-		snprintf(p, sizeof(p), "/proc/%d/fd/%s", (int)f, de->d_name);
+		TL_SNPRINTF(p, sizeof(p), "/proc/%d/fd/%s", (int)f, de->d_name);
 		if ((n = readlink(p, link, sizeof(link) - 1)) < 0)
 			continue;
 		link[n] = '\0';
@@ -4462,7 +4462,7 @@ test_front_creds(void **state)
 	}
 	close(p[0]);
 	/* The denial is A's, with the pid of A's process. */
-	snprintf(want, sizeof(want), " %d ctl-list", (int)pid);
+	TL_SNPRINTF(want, sizeof(want), " %d ctl-list", (int)pid);
 	check_rc(ctl(e, &ROOT, &out, "audit", "-A", "ctl-list"), 0, out);
 	expect_str(out, want);
 	expect_str(out, "70001");
@@ -4517,7 +4517,7 @@ test_front_restart(void **state)
 
 		log = tl_read_file(e->log, &len);
 	}
-	snprintf(want, sizeof(want), "front: pid %d killed by signal 9",
+	TL_SNPRINTF(want, sizeof(want), "front: pid %d killed by signal 9",
 	    (int)f);
 	expect_str(log, want);
 	free(log);
@@ -4539,9 +4539,9 @@ nd_ok(struct env *e, const char *out, const char *check)
 	char file[PATH_MAX], cmd[2 * PATH_MAX + 512];
 	int rc;
 
-	snprintf(file, sizeof(file), "%s/nd.json", e->t.root);
+	TL_SNPRINTF(file, sizeof(file), "%s/nd.json", e->t.root);
 	tl_write_file(file, out, strlen(out));
-	snprintf(cmd, sizeof(cmd), "python3 -c 'import json, sys; "
+	TL_SNPRINTF(cmd, sizeof(cmd), "python3 -c 'import json, sys; "
 	    "raw = open(sys.argv[1], \"rb\").read(); "
 	    "ds = [json.loads(l) for l in raw.split(b\"\\n\")[:-1]]; "
 	    "sys.exit(0 if raw.endswith(b\"\\n\") and "
@@ -4574,14 +4574,14 @@ test_ndjson(void **state)
 	int n;
 
 	/* Cut short by a dying trashd: n lines, then the error's. */
-	snprintf(sock, sizeof(sock), "%s/fake.sock", e->t.root);
+	TL_SNPRINTF(sock, sizeof(sock), "%s/fake.sock", e->t.root);
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		for (n = 0; n <= 3; n += 3) {
 			pid = cli13_fake(sock, cmds[i].type, n);
 			check_rc(cli13_run(sock, &ROOT, &out, cmds[i].args),
 			    3, out);
 			waitpid(pid, NULL, 0);
-			snprintf(check, sizeof(check), "len(ds) == %d and "
+			TL_SNPRINTF(check, sizeof(check), "len(ds) == %d and "
 			    "list(ds[-1]) == [\"error\"] and not any(\"end\" "
 			    "in d for d in ds)", n + 1);
 			nd_ok(e, out, check);

@@ -20,7 +20,7 @@ setup(void **state)
 	struct tl *t = xcalloc(1, sizeof(*t));
 
 	tl_setup(t);
-	snprintf(conf_path, sizeof(conf_path), "%s/trashd.conf", t->root);
+	TL_SNPRINTF(conf_path, sizeof(conf_path), "%s/trashd.conf", t->root);
 	*state = t;
 	return 0;
 }
@@ -188,7 +188,7 @@ test_bad_lines(void **state)
 
 		if (c != NULL)
 			fail_msg("case %zu accepted", i);
-		snprintf(want, sizeof(want), "%s:%u: ", conf_path,
+		TL_SNPRINTF(want, sizeof(want), "%s:%u: ", conf_path,
 		    cases[i].line);
 		if (strncmp(err, want, strlen(want)) != 0 ||
 		    strstr(err, cases[i].what) == NULL)
@@ -209,7 +209,7 @@ test_long_line(void **state)
 	memset(text + 11, 'x', n);
 	strcpy(text + 11 + n, "\n");
 	assert_null(load(text, err, sizeof(err)));
-	snprintf(want, sizeof(want), "%s:2: ", conf_path);
+	TL_SNPRINTF(want, sizeof(want), "%s:2: ", conf_path);
 	assert_non_null(strstr(err, want));
 	free(text);
 }

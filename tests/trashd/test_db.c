@@ -41,7 +41,7 @@ teardown(void **state)
 static void
 dbpath(struct tl *t, char *buf, size_t len, const char *name)
 {
-	snprintf(buf, len, "%s/%s", t->dbdir, name);
+	TL_SNPRINTF(buf, len, "%s/%s", t->dbdir, name);
 }
 
 static void
@@ -121,7 +121,7 @@ test_fresh_vs_upgrade(void **state)
 	assert_non_null(strstr(want, "table|entries|entries|"));
 
 	for (from = 1; from < db_latest_version(); from++) {
-		snprintf(up, sizeof(up), "%s/up%d.db", t->dbdir, from);
+		TL_SNPRINTF(up, sizeof(up), "%s/up%d.db", t->dbdir, from);
 		assert_int_equal(db_open(up, DB_NOMIGRATE, &db, err,
 		    sizeof(err)), 0);
 		assert_int_equal(db_migrate(db, from, err, sizeof(err)), 0);
@@ -201,7 +201,7 @@ test_newer_refused(void **state)
 	dbpath(t, path, sizeof(path), "newer.db");
 	assert_int_equal(db_open(path, 0, &db, err, sizeof(err)), 0);
 	db_close(db);
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+	TL_SNPRINTF(sql, sizeof(sql), "PRAGMA user_version = %d",
 	    db_latest_version() + 1);
 	raw_exec(path, sql);
 	assert_int_equal(db_open(path, 0, &db, err, sizeof(err)), -EPROTO);

@@ -498,7 +498,7 @@ test_watermark_fair(void **state)
 
 	stage(s, 3100, "small", 10, 0, 4096);
 	for (i = 0; i < 8; i++) {
-		snprintf(name, sizeof(name), "big%d", i);
+		TL_SNPRINTF(name, sizeof(name), "big%d", i);
 		stage(s, 3101, name, 20 + i, 0, 64 * 1024);
 	}
 	assert_int_equal(scan_all(&s->d), 0);

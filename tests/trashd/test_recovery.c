@@ -78,7 +78,7 @@ written(pid_t pid)
 	uint64_t v = 0;
 	FILE *f;
 
-	snprintf(p, sizeof(p), "/proc/%d/io", (int)pid);
+	TL_SNPRINTF(p, sizeof(p), "/proc/%d/io", (int)pid);
 	if ((f = fopen(p, "re")) == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), f) != NULL)
@@ -234,7 +234,7 @@ test_daemon_signals(void **state)
 		skip();
 	tl_setup(&t);
 	tl_stage(&t, &te);
-	snprintf(conf, sizeof(conf), "%s/trashd.conf", t.root);
+	TL_SNPRINTF(conf, sizeof(conf), "%s/trashd.conf", t.root);
 	n = snprintf(text, sizeof(text), "database %s\nfilesystem %s\n"
 	    "retention forever\nwatermark 0%%\n", t.db, t.fs);
 	tl_write_file(conf, text, (size_t)n);

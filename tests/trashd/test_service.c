@@ -97,7 +97,7 @@ try_connect(const char *sock)
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd, r = 0;
 
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock);
+	TL_SNPRINTF(sun.sun_path, sizeof(sun.sun_path), "%s", sock);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(fd >= 0);
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
@@ -163,7 +163,7 @@ notify_bind(const char *path)
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd, one = 1;
 
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	TL_SNPRINTF(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	assert_true(fd >= 0);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
@@ -272,14 +272,14 @@ test_notify_ready(void **state)
 	(void)state;
 	tl_setup(&t);
 	for (i = 0; i < NOTIFY_ENTRIES; i++) {
-		snprintf(name, sizeof(name), "f%d", i);
+		TL_SNPRINTF(name, sizeof(name), "f%d", i);
 		te.name = name;
 		(void)tl_stage(&t, &te);
 	}
-	snprintf(conf, sizeof(conf), "%s/trashd.conf", t.root);
-	snprintf(sock, sizeof(sock), "%s/run/trashd.sock", t.root);
-	snprintf(log, sizeof(log), "%s/trashd.log", t.root);
-	snprintf(nsock, sizeof(nsock), "%s/notify.sock", t.root);
+	TL_SNPRINTF(conf, sizeof(conf), "%s/trashd.conf", t.root);
+	TL_SNPRINTF(sock, sizeof(sock), "%s/run/trashd.sock", t.root);
+	TL_SNPRINTF(log, sizeof(log), "%s/trashd.log", t.root);
+	TL_SNPRINTF(nsock, sizeof(nsock), "%s/notify.sock", t.root);
 	write_conf(&t, conf, sock);
 	fd = notify_bind(nsock);
 	pid = spawn(conf, log, nsock);
@@ -337,13 +337,13 @@ test_lock_second(void **state)
 	(void)state;
 	tl_setup(&t);
 	(void)tl_stage(&t, &te);
-	snprintf(conf1, sizeof(conf1), "%s/one.conf", t.root);
-	snprintf(conf2, sizeof(conf2), "%s/two.conf", t.root);
-	snprintf(sock1, sizeof(sock1), "%s/run/trashd.sock", t.root);
-	snprintf(run2, sizeof(run2), "%s/run2", t.root);
-	snprintf(sock2, sizeof(sock2), "%s/run2/trashd.sock", t.root);
-	snprintf(log1, sizeof(log1), "%s/one.log", t.root);
-	snprintf(log2, sizeof(log2), "%s/two.log", t.root);
+	TL_SNPRINTF(conf1, sizeof(conf1), "%s/one.conf", t.root);
+	TL_SNPRINTF(conf2, sizeof(conf2), "%s/two.conf", t.root);
+	TL_SNPRINTF(sock1, sizeof(sock1), "%s/run/trashd.sock", t.root);
+	TL_SNPRINTF(run2, sizeof(run2), "%s/run2", t.root);
+	TL_SNPRINTF(sock2, sizeof(sock2), "%s/run2/trashd.sock", t.root);
+	TL_SNPRINTF(log1, sizeof(log1), "%s/one.log", t.root);
+	TL_SNPRINTF(log2, sizeof(log2), "%s/two.log", t.root);
 	write_conf(&t, conf1, sock1);
 	write_conf(&t, conf2, sock2);
 
@@ -367,7 +367,7 @@ test_lock_second(void **state)
 	printf("second trashd: %s", out);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 1);
-	snprintf(want, sizeof(want), "pid %d ", (int)p1);
+	TL_SNPRINTF(want, sizeof(want), "pid %d ", (int)p1);
 	assert_non_null(strstr(out, want));
 	assert_non_null(strstr(out, "in use by another trashd"));
 	free(out);
@@ -412,18 +412,18 @@ test_lock_socket(void **state)
 
 	(void)state;
 	tl_setup(&t);
-	snprintf(run, sizeof(run), "%s/run", t.root);
-	snprintf(sock, sizeof(sock), "%s/run/trashd.sock", t.root);
-	snprintf(lockp, sizeof(lockp), "%s.lock", sock);
-	snprintf(conf, sizeof(conf), "%s/two.conf", t.root);
-	snprintf(log, sizeof(log), "%s/two.log", t.root);
+	TL_SNPRINTF(run, sizeof(run), "%s/run", t.root);
+	TL_SNPRINTF(sock, sizeof(sock), "%s/run/trashd.sock", t.root);
+	TL_SNPRINTF(lockp, sizeof(lockp), "%s.lock", sock);
+	TL_SNPRINTF(conf, sizeof(conf), "%s/two.conf", t.root);
+	TL_SNPRINTF(log, sizeof(log), "%s/two.log", t.root);
 	assert_int_equal(mkdir(run, 0755), 0);
 	lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	assert_true(lfd >= 0);
 	assert_int_equal(fcntl(lfd, F_SETLK, &fl), 0);
 	sfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(sfd >= 0);
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock);
+	TL_SNPRINTF(sun.sun_path, sizeof(sun.sun_path), "%s", sock);
 	assert_int_equal(bind(sfd, (struct sockaddr *)&sun, sizeof(sun)), 0);
 	assert_int_equal(lstat(sock, &before), 0);
 	/* Another index, the same socket. */
@@ -447,7 +447,7 @@ test_lock_socket(void **state)
 	printf("second trashd: %s", out);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 1);
-	snprintf(want, sizeof(want), "pid %d ", (int)getpid());
+	TL_SNPRINTF(want, sizeof(want), "pid %d ", (int)getpid());
 	assert_non_null(strstr(out, want));
 	assert_non_null(strstr(out, "the same socket"));
 	free(out);

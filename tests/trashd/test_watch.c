@@ -261,7 +261,7 @@ test_overflow_in_steps(void **state)
 	n.time = 1;
 	assert_true(settle(s, 1001, 1));
 	for (i = 0; i < 2000; i++) {
-		snprintf(name, sizeof(name), "many%d", i);
+		TL_SNPRINTF(name, sizeof(name), "many%d", i);
 		n.name = name;
 		tl_stage(&s->t, &n);
 	}

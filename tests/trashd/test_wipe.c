@@ -53,7 +53,7 @@ dev_open(dev_t dev)
 	char p[128], line[256], name[128] = "";
 	FILE *f;
 
-	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/uevent", major(dev),
+	TL_SNPRINTF(p, sizeof(p), "/sys/dev/block/%u:%u/uevent", major(dev),
 	    minor(dev));
 	if ((f = fopen(p, "re")) == NULL)
 		return -1;
@@ -63,7 +63,7 @@ dev_open(dev_t dev)
 	fclose(f);
 	if (name[0] == '\0')
 		return -1;
-	snprintf(p, sizeof(p), "/dev/%s", name);
+	TL_SNPRINTF(p, sizeof(p), "/dev/%s", name);
 	return open(p, O_RDONLY | O_DIRECT | O_CLOEXEC);
 }
 
@@ -83,7 +83,7 @@ setup(void **state)
 	else
 		fprintf(stderr, "NOTE: blocks are read back from the block "
 		    "device\n");
-	snprintf(s->marker, sizeof(s->marker), "<TRASHD-MARKER-%08x-%06d>",
+	TL_SNPRINTF(s->marker, sizeof(s->marker), "<TRASHD-MARKER-%08x-%06d>",
 	    (unsigned)getpid() * 2654435761U, getpid() % 1000000);
 	*state = s;
 	return 0;
@@ -142,7 +142,7 @@ scan_device(struct state *s, int fd, const struct ext *v, size_t n,
 
 	if (rfd < 0) {
 		assert_true(fd >= 0);
-		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		TL_SNPRINTF(p, sizeof(p), "/proc/self/fd/%d", fd);
 		ffd = open(p, O_RDONLY | O_DIRECT | O_CLOEXEC);
 		assert_true(ffd >= 0);
 		rfd = ffd;
@@ -475,7 +475,7 @@ make_sparse(struct state *s, const char *dir, char *path, size_t len)
 
 	for (i = 0; i < sizeof(buf); i += MARKER_LEN)
 		memcpy(buf + i, s->marker, MARKER_LEN);
-	snprintf(path, len, "%s/sparse", dir);
+	TL_SNPRINTF(path, len, "%s/sparse", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
 	for (i = 0; i < SPARSE_N; i++)
@@ -644,7 +644,7 @@ test_open_deferred(void **state)
 		assert_int_equal(tl_entry_by_name(&d, 1000, "tmpfile", &e), 0);
 		id = e.id;
 		entry_clear(&e);
-		snprintf(q, sizeof(q), "%s/%" PRId64, p, id);
+		TL_SNPRINTF(q, sizeof(q), "%s/%" PRId64, p, id);
 		got = tl_read_file(q, &len);
 		assert_int_equal(len, MIB);
 		assert_memory_equal(got, buf, MIB);

@@ -27,7 +27,7 @@ tl_path(const struct tl *t, char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(rel, sizeof(rel), fmt, ap);
 	va_end(ap);
-	snprintf(buf, len, "%s/%s", t->fs, rel);
+	TL_SNPRINTF(buf, len, "%s/%s", t->fs, rel);
 }
 
 void
@@ -36,7 +36,7 @@ tl_setup(struct tl *t)
 	char p[PATH_MAX];
 
 	memset(t, 0, sizeof(*t));
-	snprintf(t->root, sizeof(t->root), "/tmp/trashd-test-XXXXXX");
+	TL_SNPRINTF(t->root, sizeof(t->root), "/tmp/trashd-test-XXXXXX");
 	assert_non_null(mkdtemp(t->root));
 	assert_true(snprintf(t->fs, sizeof(t->fs), "%s/fs", t->root) <
 	    (int)sizeof(t->fs));
@@ -257,4 +257,12 @@ tl_audit_count(struct trashd *d, const char *action)
 			c++;
 	audit_rows_free(rows, n);
 	return c;
+}
+
+/* snprintf()'s @n for a buffer of @size bytes: all of it fitted. */
+void
+tl_fits(int n, size_t size)
+{
+	assert_true(n >= 0);
+	assert_true((size_t)n < size);
 }

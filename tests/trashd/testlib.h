@@ -46,6 +46,14 @@ int	 tl_entry_by_name(struct trashd *, uint32_t uid, const char *name,
 	    struct entry *);
 int64_t	 tl_audit_count(struct trashd *, const char *action);
 void	 tl_write_file(const char *path, const void *data, size_t len);
+void	 tl_fits(int n, size_t size);
+
+/*
+ * snprintf() into a buffer that must hold all of it: a path or a file a
+ * test makes is never cut short, the test fails instead.
+ */
+#define TL_SNPRINTF(buf, size, ...) \
+	tl_fits(snprintf((buf), (size), __VA_ARGS__), (size))
 char	*tl_read_file(const char *path, size_t *len);
 
 #endif
