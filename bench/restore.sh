@@ -41,7 +41,7 @@ command -v trash-restore >/dev/null ||	# tests/deps.sh installs it
 	{ echo "bench/restore.sh: no trash-restore (Debian's trash-cli)" >&2; exit 1; }
 
 build=${TRASHBIN_BENCH_BUILD:-${TRASHBIN_CACHE:-/var/cache/trashbin}/build-bench}
-cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE="${BENCH_BUILD_TYPE:-RelWithDebInfo}" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target trashd trashctl >/dev/null
 helper=$build/restore-helper
 "$top/kernel/uapi-header.sh" "$build/uapi"

@@ -1,15 +1,64 @@
 #!/bin/bash
-# The whole test suite, from a fresh Debian 12 machine: installs what is
-# missing, builds the patched kernel (cached in $TRASHBIN_CACHE, default
-# /var/cache/trashbin), builds the user space, then runs every test
-# through ctest: host tests first, then the quick guest suites.
+# The test suite, from a fresh Debian 12 machine: installs what is missing,
+# builds the patched kernel and the guest images (cached in
+# $TRASHBIN_CACHE, default /var/cache/trashbin, keyed on their inputs),
+# builds the user space, then runs the tests through ctest.
+#
+#   bash tests/run-all.sh [CTEST-ARGS]          the default tier (CI's)
+#   bash tests/run-all.sh --long [CTEST-ARGS]   the long tier
+#
+# The default tier: the host tests (as built, under valgrind, under ASan
+# and UBSan, a Release and a clang build, the Debian packages and
+# lintian), the quick-guest suites on the KASAN+lockdep kernel (the kernel
+# contract with nfsd and overlayfs, races, trashd, the control socket) and
+# the full Debian guest that installs the packages (end-to-end, three
+# boots).  Two at a time (ctest -j2): the full guest, the longest, starts
+# first and runs beside the rest; the quick guests take turns.
+#
+# The long tier, before a kernel change is called done: the races and
+# the random workload at length, stress-ng for 5 minutes, trashd under
+# 20,000 deletes, the kernel suite on vanilla (it must fail), and fstests
+# patched vs vanilla.  README.md says what each costs.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+tier=default
+if [ "${1:-}" = --long ]; then
+	tier=long
+	shift
+fi
+t0=$(date +%s)
+stamp() { echo "# run-all: $* at $(( $(date +%s) - t0 ))s"; }
 bash tests/deps.sh
-TRASHBIN_BZIMAGE=$(kernel/build.sh)
-export TRASHBIN_BZIMAGE
+stamp "dependencies installed"
+
+# The full guest's Debian root (debootstrap: mostly the network and the
+# disk) while the kernel builds on the cores.
+img_log=$(mktemp)
+img_pid=
+if [ "$tier" = default ]; then
+	vm/full/mkimage.sh > "$img_log" 2>&1 &
+	img_pid=$!
+fi
 build=${TRASHBIN_BUILD:-$top/build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build "$build" -j"$(nproc)"
-ctest --test-dir "$build" --output-on-failure -LE vanilla "$@"
+stamp "user space built"
+TRASHBIN_BZIMAGE=$(kernel/build.sh)
+export TRASHBIN_BZIMAGE
+stamp "kernel built"
+if [ -n "$img_pid" ]; then
+	wait "$img_pid" || { cat "$img_log"; echo "run-all: the full guest's image failed" >&2; exit 1; }
+	tail -n 3 "$img_log"
+	stamp "full guest image ready"
+fi
+rm -f "$img_log"
+
+rc=0
+if [ "$tier" = default ]; then
+	ctest --test-dir "$build" --output-on-failure -j2 -LE 'vanilla|long' "$@" || rc=$?
+else
+	ctest --test-dir "$build" --output-on-failure -L long "$@" || rc=$?
+fi
+stamp "$tier tier done (status $rc)"
+exit $rc

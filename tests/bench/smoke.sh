@@ -8,7 +8,10 @@
 #   tests/bench/smoke.sh trashd|restore|unlink WORKDIR
 #
 # WORKDIR keeps the bench's optimised build (a second run is
-# incremental) and the run's output (NAME.out, NAME.err).  The expected
+# incremental) and the run's output (NAME.out, NAME.err).  $SMOKE_BUILD
+# names a Release build tree to use instead (ctest gives the one the
+# build-release-clang test made, so that the default tier builds Release
+# once).  The expected
 # lines below follow the benches' --smoke sizes: change both together.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +26,7 @@ pos='(0*[1-9][0-9]*(\.[0-9]+)?|0*\.[0-9]*[1-9][0-9]*|0\.[0-9]*[1-9][0-9]*)'	# > 
 gap=' +'
 case $name in
 trashd)
-	run=(env BENCH_BUILD="$work/build-trashd" BENCH_DIR=/var/tmp
+	run=(env BENCH_BUILD="${SMOKE_BUILD:-$work/build-trashd}" BENCH_DIR=/var/tmp
 		bash "$top/bench/trashd.sh" --smoke)
 	expect=(
 	"^host: 300 moved into the trash \(rename\)$gap$pos/s "
@@ -48,7 +51,8 @@ trashd)
 	"^B's status while A's 20,000 are emptied: max$gap$num ms "
 	) ;;
 restore)
-	run=(env TRASHBIN_BENCH_BUILD="$work/build-restore"
+	run=(env TRASHBIN_BENCH_BUILD="${SMOKE_BUILD:-$work/build-restore}"
+		BENCH_BUILD_TYPE="${SMOKE_BUILD:+Release}"
 		bash "$top/bench/restore.sh" --smoke)
 	expect=(
 	"^300$gap""list the trash$gap${pos}ms$gap${pos}ms$gap${num}x "

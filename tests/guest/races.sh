@@ -17,11 +17,13 @@ B=1001
 ROUNDS=150
 SEED=20260101
 SECONDS_=60
+STRESS_SECONDS=15
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	trashbin.rounds=*) ROUNDS=${arg#*=} ;;
 	trashbin.seed=*) SEED=${arg#*=} ;;
 	trashbin.seconds=*) SECONDS_=${arg#*=} ;;
+	trashbin.stress_seconds=*) STRESS_SECONDS=${arg#*=} ;;
 	esac
 done
 
@@ -61,7 +63,7 @@ t_stress_ng() {
 	reset_trash
 	[ -d /proc/sys/fs/trashbin ] && tbtool chattr +u $M/sng
 	cd $M/sng
-	stress-ng --temp-path $M/sng --timeout 15s --metrics-brief \
+	stress-ng --temp-path $M/sng --timeout ${STRESS_SECONDS}s --metrics-brief \
 		--rename 1 --link 1 --symlink 1 --dentry 1 --dir 1 \
 		--filename 1 --xattr 1 --chattr 1 \
 		--fallocate 1 --fallocate-bytes 1m --hdd 1 --hdd-bytes 1m --sync-file 1 \
@@ -77,5 +79,5 @@ t_stress_ng() {
 	: > /tmp/none.tags
 	tbrace check $M/sng $T /tmp/none.tags || die "incomplete trash records"
 }
-run_test "stress-ng filesystem stressors on a +u tree" t_stress_ng
+run_test "stress-ng filesystem stressors on a +u tree, ${STRESS_SECONDS}s" t_stress_ng
 done_testing

@@ -47,6 +47,18 @@ kernel=${TRASHBIN_BZIMAGE:-}
 work=${keep:-$(mktemp -d)}
 mkdir -p "$work"
 [ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
+# The suites that run trashd get the binaries of the build tree
+# ($TRASHBIN_BUILD, default build/: ctest passes them itself), brought
+# up to date first, so that one command goes from an edit to a result.
+case "$suite" in
+control|trashd)
+	if [ -z "${TRASHBIN_GUEST_BINS:-}" ]; then
+		b=${TRASHBIN_BUILD:-$top/build}
+		[ -f "$b/CMakeCache.txt" ] || cmake -S "$top" -B "$b" -DCMAKE_BUILD_TYPE=Debug >/dev/null
+		cmake --build "$b" -j"$(nproc)" --target trashd trashctl >/dev/null
+		export TRASHBIN_GUEST_BINS="$b/trashd/trashd $b/trashctl/trashctl"
+	fi ;;
+esac
 # The races suite runs stress-ng (tests/deps.sh installs it).
 if [ "$suite" = races ] && [ -x /usr/bin/stress-ng ]; then
 	case " ${TRASHBIN_GUEST_BINS:-} " in
