@@ -115,7 +115,6 @@ void		 config_free(struct config *);
 /* ---- caps.c ---- */
 int	 caps_drop(void);
 int	 caps_limit(const int *, size_t);
-void	 caps_keep_fds(int *, size_t);
 
 /* child.c: the one place trashd forks. */
 pid_t	 child_fork(const char *name, int chan, const int *keep, size_t n,

@@ -35,7 +35,9 @@
  * The unit tests include this header, as main does.
  *
  * The processes (privilege separation, as OpenBSD's smtpd and ntpd), and
- * what each may ask of another:
+ * what each may ask of another.  Every child is forked by child_fork(),
+ * which closes every fd but 0-2, its channel and the ones its caller
+ * names (close_range(2), else one by one); none execs:
  *
  *   daemon    root with caps.c's capabilities; the index, the trash
  *             directories, inotify, the listening socket (kept only to
