@@ -116,9 +116,41 @@ void		 config_free(struct config *);
 int	 caps_drop(void);
 int	 caps_limit(const int *, size_t);
 
-/* child.c: the one place trashd forks. */
-pid_t	 child_fork(const char *name, int chan, const int *keep, size_t n,
-	    int *fd);
+/* ---- child.c: the one place trashd forks ---- */
+pid_t	 child_fork(const char *name, const int *keep, size_t n, int *fd);
+
+/* ---- chan.c: typed messages between trashd's processes ---- */
+/*
+ * A message's data at most: the largest is the front's client with its
+ * groups (front-msg.h), 5.4 KiB; well below a SOCK_SEQPACKET datagram's
+ * limit (the socket buffer).
+ */
+#define CHAN_DATA_MAX	8192
+
+struct chan_msg {
+	uint32_t	 type;
+	size_t		 len;
+	int		 fd;		/* passed with it, -1: none */
+	uint8_t		 data[CHAN_DATA_MAX] __attribute__((aligned(8)));
+};
+
+/* A channel with a queue of what it could not send yet. */
+struct chan_out;
+struct chan {
+	int		 fd;
+	struct chan_out	*out, **tail;
+	size_t		 nout;		/* queued */
+};
+
+int	 chan_send(int fd, uint32_t type, const void *, size_t, int passfd,
+	    int flags);
+int	 chan_recv(int fd, struct chan_msg *, bool fds);
+int	 chan_get(const struct chan_msg *, void *, size_t min, size_t size);
+void	 chan_init(struct chan *, int fd);
+void	 chan_queue(struct chan *, uint32_t type, const void *, size_t,
+	    int passfd);
+int	 chan_flush(struct chan *);
+void	 chan_clear(struct chan *);
 extern const int caps_kept[];
 extern const size_t caps_nkept;
 

@@ -98,19 +98,17 @@ each:
 
 /*
  * Fork a child named @name (its comm, as ps shows it), joined to the
- * daemon by a pipe (@chan 0: *@fd is the read end in the parent, the
- * write end in the child) or by a socketpair of type @chan (such as
- * SOCK_SEQPACKET: both ways; *@fd is each side's end).  The child keeps
- * fds 0-2, its end of the pipe and the @n fds of @keep, every other fd
- * closed (child_close_fds()), with syslog's socket forgotten first, so
- * that a later syslog() opens its own rather than write to a number the
- * child may since have reused.  The daemon's signal handlers are reset
- * and no signal is blocked.  The caller then drops what it must
- * (credentials, capabilities) and ends with _exit().
+ * daemon by a SOCK_SEQPACKET pair, its channel (chan.c): *@fd is each
+ * side's end.  The child keeps fds 0-2, its end of the channel and the @n
+ * fds of @keep, every other fd closed (child_close_fds()), with syslog's
+ * socket forgotten first, so that a later syslog() opens its own rather
+ * than write to a number the child may since have reused.  The daemon's
+ * signal handlers are reset and no signal is blocked.  The caller then
+ * drops what it must (credentials, capabilities) and ends with _exit().
  * Returns the pid in the parent, 0 in the child, or -errno.
  */
 pid_t
-child_fork(const char *name, int chan, const int *keep, size_t n, int *fd)
+child_fork(const char *name, const int *keep, size_t n, int *fd)
 {
 	/* The daemon's; SIGPIPE stays ignored: a write says EPIPE. */
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGALRM };
@@ -119,8 +117,7 @@ child_fork(const char *name, int chan, const int *keep, size_t n, int *fd)
 	size_t i;
 	pid_t pid;
 
-	if ((chan == 0 ? pipe2(p, O_CLOEXEC) : socketpair(AF_UNIX,
-	    chan | SOCK_CLOEXEC, 0, p)) < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) < 0)
 		return -errno;
 	if ((pid = fork()) < 0) {
 		pid = -errno;

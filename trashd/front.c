@@ -70,19 +70,18 @@
 #define FRONT_BACKOFF_MS	200
 #define FRONT_BACKOFF_MAX_MS	5000
 
-/* ---- the channel: one message a datagram, front to parent ---- */
-
-/* Parent to front, the only message that way: the socket listens. */
-#define FRONT_GO		'g'
+/* ---- the channel's messages (chan.c) ---- */
 
 enum front_type {
+	/* Front to parent: */
 	FRONT_CLIENT = 1,	/* with one fd: a client's end of its pair */
 	FRONT_REFUSED,		/* a request refused here: audit it */
 	FRONT_LOG,		/* a log line */
+	/* Parent to front, the only message that way: the socket listens. */
+	FRONT_GO,
 };
 
 struct front_msg {
-	uint32_t	 type;
 	uint32_t	 uid;
 	uint32_t	 gid;
 	int32_t		 pid;
@@ -94,6 +93,8 @@ struct front_msg {
 };
 #define FRONT_MSG_LEN(n)	(offsetof(struct front_msg, groups) + \
 	    (size_t)(n) * sizeof(gid_t))
+_Static_assert(sizeof(struct front_msg) <= CHAN_DATA_MAX,
+    "a front message fits the channel");
 
 /* The parent's side. */
 struct front {
@@ -126,23 +127,14 @@ struct fclient {
 	struct proto_buf *err;		/* our own last word, after the parent's */
 };
 
-struct fqueued {
-	TAILQ_ENTRY(fqueued) entry;
-	struct front_msg *m;
-	size_t		 len;
-	int		 fd;		/* passed, then closed; -1: none */
-};
-
 static struct {
 	struct event_base *base;
-	int		 chan;
+	struct chan	 chan;		/* to the parent, with its queue */
 	struct event	*chan_ev;
 	struct evconnlistener *lev;
 	struct timeval	 timeout;
 	TAILQ_HEAD(, fclient) clients;
 	size_t		 nclients;
-	TAILQ_HEAD(, fqueued) queue;
-	size_t		 nqueued;
 	struct proto_msg *msg;		/* a request being checked */
 } fp;
 
@@ -157,77 +149,38 @@ front_chan_watch(bool write)
 	if (fp.chan_ev == NULL)
 		return;		/* before the loop: front_main() flushes */
 	event_del(fp.chan_ev);
-	event_assign(fp.chan_ev, fp.base, fp.chan, EV_READ | EV_PERSIST |
+	event_assign(fp.chan_ev, fp.base, fp.chan.fd, EV_READ | EV_PERSIST |
 	    (write ? EV_WRITE : 0), front_chan, NULL);
 	event_add(fp.chan_ev, NULL);
 }
 
 /* Send what is queued, in order; what the parent cannot take yet waits. */
 static void
-fqueue_flush(void)
+front_flush(void)
 {
-	struct fqueued *q;
-	struct msghdr mh;
-	struct iovec iov;
-	struct cmsghdr *cm;
-	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	align;
-	} cmsg;
-	ssize_t n;
+	int r;
 
-	while ((q = TAILQ_FIRST(&fp.queue)) != NULL) {
-		memset(&mh, 0, sizeof(mh));
-		iov.iov_base = q->m;
-		iov.iov_len = q->len;
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		if (q->fd >= 0) {
-			memset(&cmsg, 0, sizeof(cmsg));
-			mh.msg_control = cmsg.buf;
-			mh.msg_controllen = sizeof(cmsg.buf);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(cm), &q->fd, sizeof(int));
-		}
-		n = sendmsg(fp.chan, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR ||
-		    errno == ETOOMANYREFS)) {
-			/* The parent is busy: the channel says when. */
-			front_chan_watch(true);
-			return;
-		}
-		if (n < 0)
-			_exit(1);	/* the parent is gone */
-		TAILQ_REMOVE(&fp.queue, q, entry);
-		fp.nqueued--;
-		if (q->fd >= 0)
-			close(q->fd);
-		free(q->m);
-		free(q);
-	}
+	if ((r = chan_flush(&fp.chan)) == -EAGAIN)
+		front_chan_watch(true);	/* the parent is busy: it says when */
+	else if (r < 0)
+		_exit(1);		/* the parent is gone */
 }
 
+/* Queue @m (freed) and the fd passed with it; a log line may be dropped. */
 static void
-fqueue_add(struct front_msg *m, int fd)
+front_send(enum front_type type, struct front_msg *m, int fd)
 {
-	struct fqueued *q;
+	size_t len = type == FRONT_CLIENT ? FRONT_MSG_LEN(m->ngroups) :
+	    FRONT_MSG_LEN(0);
 
-	if (fd < 0 && fp.nqueued >= FRONT_QUEUE_MAX) {
+	if (fd < 0 && fp.chan.nout >= FRONT_QUEUE_MAX) {
 		free(m);
 		return;
 	}
-	q = xcalloc(1, sizeof(*q));
-	q->m = m;
-	q->len = m->type == FRONT_CLIENT ? FRONT_MSG_LEN(m->ngroups) :
-	    FRONT_MSG_LEN(0);
-	q->fd = fd;
-	TAILQ_INSERT_TAIL(&fp.queue, q, entry);
-	fp.nqueued++;
-	if (fp.nqueued == 1)
-		fqueue_flush();
+	chan_queue(&fp.chan, type, m, len, fd);
+	free(m);
+	if (fp.chan.nout == 1)
+		front_flush();
 }
 
 static void
@@ -235,31 +188,30 @@ front_log_sink(int pri, const char *line)
 {
 	struct front_msg *m = xcalloc(1, sizeof(*m));
 
-	m->type = FRONT_LOG;
 	m->pri = pri;
 	snprintf(m->text, sizeof(m->text), "%s", line);
-	fqueue_add(m, -1);
+	front_send(FRONT_LOG, m, -1);
 }
 
 /* The channel: writable again, or the parent closed it (it exited). */
 static void
 front_chan(evutil_socket_t fd, short ev, void *arg)
 {
-	ssize_t n;
-	char c;
+	struct chan_msg cm;
+	int r;
 
 	(void)arg;
 	if (ev & EV_READ) {
 		/* The parent's one word: the socket listens, take clients. */
-		n = recv(fd, &c, 1, MSG_DONTWAIT);
-		if (n == 1 && c == FRONT_GO)
+		r = chan_recv(fd, &cm, false);
+		if (r == 1 && cm.type == FRONT_GO && cm.len == 0)
 			evconnlistener_enable(fp.lev);
-		else if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+		else if (r != -EAGAIN)
 			_exit(0);	/* the parent is gone */
 	}
 	if (ev & EV_WRITE) {
 		front_chan_watch(false);
-		fqueue_flush();
+		front_flush();
 	}
 }
 
@@ -330,12 +282,11 @@ fclient_refuse(struct fclient *fc, int err, const char *target,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	m->type = FRONT_REFUSED;
 	m->uid = fc->uid;
 	m->pid = fc->pid;
 	snprintf(m->target, sizeof(m->target), "%s", target);
 	snprintf(m->text, sizeof(m->text), "error: %s", msg);
-	fqueue_add(m, -1);
+	front_send(FRONT_REFUSED, m, -1);
 
 	fc->err = xmalloc(sizeof(*fc->err));
 	proto_init(fc->err, MSG_ERROR);
@@ -542,7 +493,6 @@ front_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	(void)sa;
 	(void)salen;
 	(void)arg;
-	m->type = FRONT_CLIENT;
 	if ((r = front_peer_creds(fd, m)) < 0) {
 		errno = -r;
 		log_warn("control: peer credentials");
@@ -580,7 +530,7 @@ front_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	TAILQ_INSERT_TAIL(&fp.clients, fc, entry);
 	if (++fp.nclients >= FRONT_CONNS_MAX)
 		evconnlistener_disable(lev);
-	fqueue_add(m, sv[0]);
+	front_send(FRONT_CLIENT, m, sv[0]);
 }
 
 static void
@@ -709,18 +659,17 @@ front_main(struct front *f, pid_t parent)
 
 	/* child_fork() left it the socket and the channel, default signal
 	 * handlers but SIGPIPE's (ignored), and its name for ps(1). */
-	fp.chan = f->chan;
+	chan_init(&fp.chan, f->chan);
 	log_sink(front_log_sink);
 	front_user(&uid, &gid, &name);
 	empty = geteuid() == 0 ? front_empty_dir(f->path) : NULL;
 	fp.timeout.tv_sec = f->client_timeout;
 	TAILQ_INIT(&fp.clients);
-	TAILQ_INIT(&fp.queue);
 	fp.msg = xmalloc(sizeof(*fp.msg));
 	/* libevent's own fds and random seed, while /dev is there. */
 	if ((fp.base = event_base_new()) == NULL)
 		fatalx("front: event_base_new");
-	fp.chan_ev = event_new(fp.base, fp.chan, EV_READ | EV_PERSIST,
+	fp.chan_ev = event_new(fp.base, fp.chan.fd, EV_READ | EV_PERSIST,
 	    front_chan, NULL);
 	/* Backlog 0: libevent leaves listen() to front_attach(). */
 	fp.lev = evconnlistener_new(fp.base, front_accept, NULL,
@@ -729,7 +678,7 @@ front_main(struct front *f, pid_t parent)
 	    event_add(fp.chan_ev, NULL) < 0)
 		fatalx("front: cannot listen");
 	evconnlistener_set_error_cb(fp.lev, front_accept_error);
-	fqueue_flush();
+	front_flush();
 	front_jail(empty, uid, gid, name);
 	free(empty);
 	/* Credentials changed: the death signal is set again, after. */
@@ -748,11 +697,13 @@ static void	front_fork(struct front *);
 static void
 front_go(struct front *f)
 {
-	char c = FRONT_GO;
+	int r;
 
 	event_add(f->ev, NULL);
-	if (send(f->chan, &c, 1, MSG_NOSIGNAL) != 1)
+	if ((r = chan_send(f->chan, FRONT_GO, NULL, 0, -1, 0)) < 0) {
+		errno = -r;
 		log_warn("front: channel");
+	}
 }
 
 static void
@@ -827,67 +778,43 @@ static void
 front_read(evutil_socket_t fd, short ev, void *arg)
 {
 	struct front *f = arg;
-	struct front_msg *m = xmalloc(sizeof(*m));
-	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	align;
-	} cmsg;
-	struct msghdr mh;
-	struct iovec iov = { m, sizeof(*m) };
-	struct cmsghdr *cm;
-	ssize_t n;
-	int cfd = -1;
+	struct chan_msg cm;
+	struct front_msg m;
+	int r;
 
 	(void)ev;
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cmsg.buf;
-	mh.msg_controllen = sizeof(cmsg.buf);
-	n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-		free(m);
+	if ((r = chan_recv(fd, &cm, true)) == -EAGAIN)
 		return;
-	}
-	if (n <= 0) {
-		free(m);
+	if (r != 1 && r != -EBADMSG) {
 		front_lost(f);
 		return;
 	}
-	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&cfd, CMSG_DATA(cm), sizeof(int));
 	/* What the front says is checked like anything that crosses over. */
-	if ((size_t)n < FRONT_MSG_LEN(0) || (mh.msg_flags & MSG_CTRUNC) ||
-	    m->ngroups < 0 || m->ngroups > FRONT_GROUPS_MAX ||
-	    (m->type == FRONT_CLIENT) != (cfd >= 0) ||
-	    (m->type == FRONT_CLIENT && (size_t)n !=
-	    FRONT_MSG_LEN(m->ngroups))) {
+	if (r == -EBADMSG || chan_get(&cm, &m, FRONT_MSG_LEN(0),
+	    sizeof(m)) < 0 || m.ngroups < 0 || m.ngroups > FRONT_GROUPS_MAX ||
+	    (cm.type == FRONT_CLIENT) != (cm.fd >= 0) ||
+	    (cm.type == FRONT_CLIENT && cm.len != FRONT_MSG_LEN(m.ngroups))) {
 		log_warnx("front: a bad message on the channel");
-		if (cfd >= 0)
-			close(cfd);
-		free(m);
+		if (cm.fd >= 0)
+			close(cm.fd);
 		return;
 	}
-	m->target[sizeof(m->target) - 1] = '\0';
-	m->text[sizeof(m->text) - 1] = '\0';
-	switch (m->type) {
+	m.target[sizeof(m.target) - 1] = '\0';
+	m.text[sizeof(m.text) - 1] = '\0';
+	switch (cm.type) {
 	case FRONT_CLIENT:
-		front_msg_client(f, m, cfd);
+		front_msg_client(f, &m, cm.fd);
 		break;
 	case FRONT_REFUSED:
-		control_refused(f->d, m->uid, m->pid, m->target, m->text);
+		control_refused(f->d, m.uid, m.pid, m.target, m.text);
 		break;
 	case FRONT_LOG:
-		front_msg_log(m);
+		front_msg_log(&m);
 		break;
 	default:
 		log_warnx("front: message type %u on the channel",
-		    (unsigned)m->type);
+		    (unsigned)cm.type);
 	}
-	free(m);
 }
 
 static void
@@ -897,8 +824,7 @@ front_fork(struct front *f)
 	struct timeval tv;
 	int fd;
 
-	if ((f->pid = child_fork("trashd-front", SOCK_SEQPACKET, &f->lfd, 1,
-	    &fd)) < 0) {
+	if ((f->pid = child_fork("trashd-front", &f->lfd, 1, &fd)) < 0) {
 		errno = (int)-f->pid;
 		log_warn("front: fork");
 		goto retry;

@@ -17,7 +17,7 @@
  * missing directory is made as the caller, a directory owned by another
  * user than root and the restoring one is refused: it may be a squatter's
  * in a sticky /tmp), with renameat2(RENAME_NOREPLACE) unless overwriting
- * was asked for.  It reports each entry's outcome on a pipe; the daemon
+ * was asked for.  It reports each entry's outcome on its channel; the daemon
  * records it in the index and the audit and tells the client, without
  * ever blocking.
  *
@@ -57,7 +57,8 @@
  */
 #define RESTORE_KILL_GRACE	2
 
-/* What the child sends per entry: far below PIPE_BUF, so atomic. */
+/* The child's one message on its channel (chan.c): an entry's outcome. */
+#define RESTORE_MSG_ENTRY	1
 struct restore_msg {
 	uint32_t	 idx;
 	int32_t		 err;
@@ -89,8 +90,6 @@ struct restore_job {
 	struct event		*ev;
 	struct event		*timer;		/* restore-timeout */
 	bool			 killed;	/* timed out */
-	uint8_t			 buf[sizeof(struct restore_msg)];
-	size_t			 blen;
 	bool			*reported;
 	/* The entries' ids, sorted, with their index in l: restore_owns(). */
 	struct restore_id	*ids;
@@ -360,7 +359,7 @@ restore_child(struct restore_job *j, int fd, int rootfd, int tudirfd,
 			m.owner = (uint32_t)owner;
 			m.plen = (uint32_t)plen;
 		}
-		if (write(fd, &m, sizeof(m)) != sizeof(m))
+		if (chan_send(fd, RESTORE_MSG_ENTRY, &m, sizeof(m), -1, 0) < 0)
 			_exit(1);
 	}
 	_exit(0);
@@ -530,7 +529,7 @@ restore_end_reply(struct restore_job *j, size_t failed)
 }
 
 /*
- * The child's pipe is closed: reap it (@block: it is exiting; else, at
+ * The child's channel is closed: reap it (@block: it is exiting; else, at
  * trashd's exit, one that does not die is left to its alarm) and end the
  * job.
  */
@@ -579,19 +578,20 @@ static void
 restore_read(evutil_socket_t fd, short ev, void *arg)
 {
 	struct restore_job *j = arg;
+	struct chan_msg cm;
 	struct restore_msg m;
-	ssize_t n;
+	int r;
 
 	(void)ev;
-	n = read(fd, j->buf + j->blen, sizeof(j->buf) - j->blen);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	if ((r = chan_recv(fd, &cm, false)) == -EAGAIN)
 		return;
-	if (n > 0) {
-		j->blen += (size_t)n;
-		if (j->blen < sizeof(j->buf))
-			return;
-		memcpy(&m, j->buf, sizeof(m));
-		j->blen = 0;
+	if (r == -EBADMSG || (r == 1 && (cm.type != RESTORE_MSG_ENTRY ||
+	    chan_get(&cm, &m, sizeof(m), sizeof(m)) < 0))) {
+		log_warnx("restore: child %d: a bad message on its channel",
+		    (int)j->pid);
+		return;
+	}
+	if (r == 1) {
 		if (m.idx < j->l.n && j->targets[m.idx] != NULL)
 			restore_report(j, m.idx, m.err > 0 ? EIO :
 			    m.err == INT32_MIN ? EIO : -m.err, m.owner,
@@ -603,7 +603,7 @@ restore_read(evutil_socket_t fd, short ev, void *arg)
 
 /*
  * restore-timeout ran out: the child dies of its own alarm (and of
- * SIGKILL, where it is root's), and its pipe closing ends the job.
+ * SIGKILL, where it is root's), and its channel closing ends the job.
  * Should it not die within RESTORE_KILL_GRACE (stuck where a fatal
  * signal waits), the client is told now that what is left timed out; the
  * job, and so its uid's slot, stays until the child is gone.
@@ -688,7 +688,7 @@ restore_start(struct trashd *d, const struct restore_client *cl, void *c,
 		goto fail;
 	keep[0] = fs->rootfd;
 	keep[1] = tu->fd;
-	if ((j->pid = child_fork("trashd-restore", 0, keep, 2, &fd)) < 0) {
+	if ((j->pid = child_fork("trashd-restore", keep, 2, &fd)) < 0) {
 		r = (int)j->pid;
 		goto fail;
 	}

@@ -43,7 +43,8 @@ struct wipe_job {
 	char		name[32];
 };
 
-/* What the worker sends back per job; far below PIPE_BUF: atomic. */
+/* The worker's one message on its channel (chan.c): a job's report. */
+#define WIPE_MSG_DONE		1
 struct wipe_msg {
 	uint32_t		job;
 	struct wipe_report	rep;
@@ -57,8 +58,6 @@ struct wipe_worker {
 	size_t		 njobs;
 	size_t		 done;
 	bool		 again;
-	char		 buf[sizeof(struct wipe_msg)];
-	size_t		 len;
 };
 
 static int
@@ -485,7 +484,7 @@ wipe_drain(struct trashd *d)
 
 /*
  * What the worker keeps of what the fork gave it (wipe_kick() names the
- * fds, child_fork() closes every other by number): the pipe to the
+ * fds, child_fork() closes every other): its channel to the
  * daemon, each filesystem's .wipe, and its root only for FITRIM; 0-2
  * stay (stderr is the log under -d).  Gone are the listening and the
  * clients' sockets, inotify, the event loop's, and the index's, whose
@@ -526,7 +525,7 @@ wipe_worker_child(struct trashd *d, const struct wipe_opts *o,
 		memset(&m, 0, sizeof(m));
 		m.job = (uint32_t)i;
 		wipe_run_job(d, o, &jobs[i], &m.rep);
-		if (write(fd, &m, sizeof(m)) != sizeof(m))
+		if (chan_send(fd, WIPE_MSG_DONE, &m, sizeof(m), -1, 0) < 0)
 			_exit(1);
 	}
 	_exit(0);
@@ -594,30 +593,29 @@ wipe_worker_read(evutil_socket_t fd, short ev, void *arg)
 {
 	struct trashd *d = arg;
 	struct wipe_worker *w = d->worker;
+	struct chan_msg cm;
 	struct wipe_msg m;
+	struct wipe_job *j;
 	bool again;
-	ssize_t n;
-	int status;
+	int status, r;
 
 	(void)ev;
-	n = read(fd, w->buf + w->len, sizeof(w->buf) - w->len);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	if ((r = chan_recv(fd, &cm, false)) == -EAGAIN)
 		return;
-	if (n > 0) {
-		w->len += (size_t)n;
-		if (w->len < sizeof(w->buf))
-			return;
-		memcpy(&m, w->buf, sizeof(m));
-		w->len = 0;
-		if (m.job < w->njobs) {
-			struct wipe_job *j = &w->jobs[m.job];
-
-			wipe_record(d, &d->fs[j->fs], j->id, j->name, &m.rep);
-			w->done++;
-		}
+	if (r == -EBADMSG || (r == 1 && (cm.type != WIPE_MSG_DONE ||
+	    chan_get(&cm, &m, sizeof(m), sizeof(m)) < 0 ||
+	    m.job >= w->njobs))) {
+		log_warnx("wipe: worker %d: a bad message on its channel",
+		    (int)w->pid);
 		return;
 	}
-	/* EOF: the worker is done, or died. */
+	if (r == 1) {
+		j = &w->jobs[m.job];
+		wipe_record(d, &d->fs[j->fs], j->id, j->name, &m.rep);
+		w->done++;
+		return;
+	}
+	/* The end: the worker is done, or died. */
 	status = wipe_worker_wait(d);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		log_warnx("wipe: worker %d died (status %d) after %zu of %zu; "
@@ -660,7 +658,7 @@ wipe_kick(struct trashd *d)
 		if (o.discard)
 			keep[n++] = d->fs[i].rootfd;
 	}
-	w->pid = child_fork("trashd-wipe", 0, keep, n, &fd);
+	w->pid = child_fork("trashd-wipe", keep, n, &fd);
 	free(keep);
 	if (w->pid < 0) {
 		errno = (int)-w->pid;

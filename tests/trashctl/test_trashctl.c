@@ -2564,7 +2564,7 @@ proc_status_hex(pid_t pid, const char *name)
 }
 
 /*
- * Finding 9: the wipe worker holds only its pipe to the daemon, the
+ * Finding 9: the wipe worker holds only its channel to the daemon, the
  * .wipe dir and the file it wipes, none of the daemon's sockets, index or
  * event fds, and of the capabilities only CAP_DAC_OVERRIDE and CAP_LEASE.
  * It is seen while it wipes 4 MiB at the configured 1 MiB/s.
@@ -2581,7 +2581,7 @@ test_wipe_worker_sandbox(void **state)
 	ssize_t n;
 	pid_t w = 0;
 	DIR *d;
-	int i;
+	int i, nchan = 0;
 
 	restart_with(e, "wipe-rate 1M\n");
 	data = xcalloc(1, len);
@@ -2613,7 +2613,8 @@ test_wipe_worker_sandbox(void **state)
 		if ((n = readlink(p, link, sizeof(link) - 1)) < 0)
 			continue;	/* closed meanwhile */
 		link[n] = '\0';
-		if (strncmp(link, "pipe:", 5) == 0 ||
+		/* Its channel: one socket (test_child_fds says whose). */
+		if ((strncmp(link, "socket:", 7) == 0 && nchan++ == 0) ||
 		    strcmp(link, wipedir) == 0 ||
 		    (strncmp(link, wipedir, strlen(wipedir)) == 0 &&
 		    link[strlen(wipedir)] == '/'))
