@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/types.h>
 
 /* TRASHD_CONF, TRASHD_DB, TRASHD_SOCKET: what the build installs to. */
@@ -57,7 +58,6 @@ void	*xmalloc(size_t);
 void	*xcalloc(size_t, size_t);
 void	*xreallocarray(void *, size_t, size_t);
 char	*xstrdup(const char *);
-char	*xstrndup(const char *, size_t);
 int	 xasprintf(char **, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 int64_t	 now_ns(void);
@@ -167,6 +167,7 @@ extern const size_t caps_nkept;
 struct db;
 struct tfs;
 struct tuid;
+struct restore_job;
 struct wipe_worker;
 struct wipe_deferred;
 struct scan_resume;
@@ -184,7 +185,9 @@ struct trashd {
 	struct event	*inotify_ev;
 	struct event	*inotify_batch;	/* reads events in batches */
 	struct event	*policy_ev;
-	struct wipe_worker *worker;
+	LIST_HEAD(, restore_job) restores; /* running (restore.c) */
+	size_t		 nrestores;
+	struct wipe_worker *worker;	/* running (wipeq.c), or NULL */
 	struct wipe_deferred *wipe_deferred; /* open elsewhere: retried */
 	size_t		 wipe_ndeferred;
 	struct event	*wipe_retry;
@@ -210,7 +213,7 @@ struct trashd {
 	void		(*entry_new)(struct trashd *, int64_t id,
 			    int64_t born_ns, int64_t deleted_ns);
 	/* Is a restore moving entry @id out (its report says who)? */
-	bool		(*entry_moving)(int64_t id);
+	bool		(*entry_moving)(struct trashd *, int64_t id);
 };
 
 /* ---- notify.c: sd_notify(3) for Type=notify ---- */

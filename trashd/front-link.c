@@ -334,9 +334,3 @@ front_stop(struct front *f)
 	free(f->path);
 	free(f);
 }
-
-pid_t
-front_pid(const struct front *f)
-{
-	return f != NULL ? f->pid : -1;
-}

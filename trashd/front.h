@@ -20,6 +20,5 @@ struct front;
 struct front	*front_start(const struct config *, struct event_base *);
 void		 front_attach(struct front *, struct trashd *);
 void		 front_stop(struct front *);
-pid_t		 front_pid(const struct front *);
 
 #endif /* TRASHD_FRONT_H */

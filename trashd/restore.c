@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Restores, done as the caller: the daemon's side.  For each restore request a child is
- * forked that takes the caller's uid, gid and supplementary groups (or,
- * for an admin acting on behalf of a user, that user's), so it can only
- * write where the caller could.  A forked child, not setfsuid() in the
+ * Restores, done as the caller: the daemon's side.  For each restore
+ * request a child is forked that takes the caller's uid, gid and
+ * supplementary groups (or, for an admin acting on behalf of a user, that
+ * user's), so it can only write where the caller could.  A forked child, not setfsuid() in the
  * daemon: the ids are the whole process's, the kernel clears every
  * capability when a root process takes a non-zero uid, and a restore
  * that blocks (a FUSE mount, a stopped child) blocks only itself.  Only
@@ -81,24 +81,20 @@ struct restore_job {
 	size_t			 failed;
 };
 
-static LIST_HEAD(, restore_job) restore_jobs =
-    LIST_HEAD_INITIALIZER(restore_jobs);
-static size_t restore_njobs;
-
 size_t
-restore_running(void)
+restore_running(struct trashd *d)
 {
-	return restore_njobs;
+	return d->nrestores;
 }
 
 /* Restores that uid @uid asked for and whose child is not gone yet. */
 size_t
-restore_running_uid(uid_t uid)
+restore_running_uid(struct trashd *d, uid_t uid)
 {
 	struct restore_job *j;
 	size_t n = 0;
 
-	LIST_FOREACH(j, &restore_jobs, entry)
+	LIST_FOREACH(j, &d->restores, entry)
 		if (j->actor == uid)
 			n++;
 	return n;
@@ -118,12 +114,12 @@ restore_id_cmp(const void *a, const void *b)
  * inotify sees it leave before the child's report is read.
  */
 bool
-restore_owns(int64_t id)
+restore_owns(struct trashd *d, int64_t id)
 {
 	struct restore_job *j;
 	struct restore_id key = { id, 0 }, *hit;
 
-	LIST_FOREACH(j, &restore_jobs, entry) {
+	LIST_FOREACH(j, &d->restores, entry) {
 		if (j->ids == NULL)
 			continue;
 		hit = bsearch(&key, j->ids, j->l.n, sizeof(*j->ids),
@@ -310,7 +306,7 @@ restore_free(struct restore_job *j)
 	size_t i;
 
 	LIST_REMOVE(j, entry);
-	restore_njobs--;
+	j->d->nrestores--;
 	if (j->ev != NULL)
 		event_free(j->ev);
 	if (j->timer != NULL)
@@ -505,8 +501,8 @@ restore_start(struct trashd *d, const struct restore_client *cl, void *c,
 		qsort(j->ids, j->l.n, sizeof(*j->ids), restore_id_cmp);
 	}
 	j->fd = -1;
-	LIST_INSERT_HEAD(&restore_jobs, j, entry);
-	restore_njobs++;
+	LIST_INSERT_HEAD(&d->restores, j, entry);
+	d->nrestores++;
 	if ((r = trash_uid(fs, uid, &tu)) < 0)
 		goto fail;
 	keep[0] = fs->rootfd;
@@ -563,8 +559,7 @@ restore_stop_all(struct trashd *d)
 {
 	struct restore_job *j;
 
-	(void)d;
-	while ((j = LIST_FIRST(&restore_jobs)) != NULL) {
+	while ((j = LIST_FIRST(&d->restores)) != NULL) {
 		(void)kill(j->pid, SIGKILL);
 		j->c = NULL;
 		restore_finish(j, false);

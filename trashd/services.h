@@ -147,9 +147,9 @@ int	 restore_start(struct trashd *, const struct restore_client *,
 	    bool overwrite, mode_t umask, struct restore_job **);
 void	 restore_detach(struct restore_job *);
 void	 restore_stop_all(struct trashd *);
-size_t	 restore_running(void);
-size_t	 restore_running_uid(uid_t);
-bool	 restore_owns(int64_t id);
+size_t	 restore_running(struct trashd *);
+size_t	 restore_running_uid(struct trashd *, uid_t);
+bool	 restore_owns(struct trashd *, int64_t id);
 int	 restore_creds(const struct peer *, uint32_t uid, int tudirfd,
 	    struct creds *);
 void	 restore_creds_free(struct creds *);
