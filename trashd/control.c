@@ -332,9 +332,14 @@ control_close(struct trashd *d)
 
 	if (ctl == NULL)
 		return;
-	restore_stop_all(d);
+	/*
+	 * The connections first: each detaches its restore, which the stop
+	 * then frees (the other way round, a connection still pointed at a
+	 * freed job: a use after free at exit with a restore running).
+	 */
 	while (!TAILQ_EMPTY(&ctl->conns))
 		conn_free(TAILQ_FIRST(&ctl->conns));
+	restore_stop_all(d);
 	free(ctl);
 	d->control = NULL;
 }

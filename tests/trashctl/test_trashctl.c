@@ -4653,7 +4653,7 @@ test_ndjson(void **state)
 struct fk_unix {
 	unsigned long	 ino;
 	unsigned	 flags;		/* __SO_ACCEPTCON: listening */
-	unsigned	 type;		/* SOCK_STREAM, SOCK_SEQPACKET, ... */
+	unsigned	 type;		/* SOCK_STREAM, SOCK_SEQPACKET */
 	char		 path[PATH_MAX];
 };
 
@@ -4888,12 +4888,23 @@ child_fds(struct env *e)
 	const size_t len = 4 * 1024 * 1024;
 	struct proto_client c1, c2;
 	char p[PATH_MAX], wipedir[PATH_MAX], outf[PATH_MAX], rel[64], id[32];
-	char *data, *out = NULL;
+	char *data, *conf, *p2, *out = NULL;
 	pid_t w = 0, r = 0, f;
+	size_t clen;
 	bool fuse;
 	int i;
 
-	/* Restarted, under the seccomp filter if asked. */
+	/*
+	 * Restarted, under the seccomp filter if asked, with the idle
+	 * clients kept past setup()'s client-timeout (the daemon would end
+	 * them after 2 s, before valgrind's trashd gets to the wipe).
+	 */
+	conf = tl_read_file(e->conf, &clen);
+	assert_non_null(p2 = strstr(conf, "client-timeout "));
+	assert_memory_equal(p2, "client-timeout 2s\n", 18);	/* TIMEOUT */
+	memcpy(p2, "client-timeout 9m", 17);
+	tl_write_file(e->conf, conf, clen);
+	free(conf);
 	restart_with(e, "wipe-rate 1M\nrestore-timeout 60s\n");
 	mkdir_as(e, "home/a", UA, 0755);
 	mkdir_as(e, "home/a/fz", UA, 0755);
