@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/types.h>
 
 /* TRASHD_CONF, TRASHD_DB, TRASHD_SOCKET: what the build installs to. */
@@ -58,7 +59,6 @@ void	*xmalloc(size_t);
 void	*xcalloc(size_t, size_t);
 void	*xreallocarray(void *, size_t, size_t);
 char	*xstrdup(const char *);
-char	*xstrndup(const char *, size_t);
 int	 xasprintf(char **, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 int64_t	 now_ns(void);
@@ -116,11 +116,42 @@ void		 config_free(struct config *);
 /* ---- caps.c ---- */
 int	 caps_drop(void);
 int	 caps_limit(const int *, size_t);
-void	 caps_keep_fds(int *, size_t);
 
-/* child.c: the one place trashd forks. */
-pid_t	 child_fork(const char *name, int chan, const int *keep, size_t n,
-	    int *fd);
+/* ---- child.c: the one place trashd forks ---- */
+pid_t	 child_fork(const char *name, const int *keep, size_t n, int *fd);
+
+/* ---- chan.c: typed messages between trashd's processes ---- */
+/*
+ * A message's data at most: the largest is the front's client with its
+ * groups (front-msg.h), 5.4 KiB; well below a SOCK_SEQPACKET datagram's
+ * limit (the socket buffer).
+ */
+#define CHAN_DATA_MAX	8192
+
+struct chan_msg {
+	uint32_t	 type;
+	size_t		 len;
+	int		 fd;		/* passed with it, -1: none */
+	uint8_t		 data[CHAN_DATA_MAX] __attribute__((aligned(8)));
+};
+
+/* A channel with a queue of what it could not send yet. */
+struct chan_out;
+struct chan {
+	int		 fd;
+	struct chan_out	*out, **tail;
+	size_t		 nout;		/* queued */
+};
+
+int	 chan_send(int fd, uint32_t type, const void *, size_t, int passfd,
+	    int flags);
+int	 chan_recv(int fd, struct chan_msg *, bool fds);
+int	 chan_get(const struct chan_msg *, void *, size_t min, size_t size);
+void	 chan_init(struct chan *, int fd);
+void	 chan_queue(struct chan *, uint32_t type, const void *, size_t,
+	    int passfd);
+int	 chan_flush(struct chan *);
+void	 chan_clear(struct chan *);
 extern const int caps_kept[];
 extern const size_t caps_nkept;
 
@@ -137,6 +168,7 @@ extern const size_t caps_nkept;
 struct db;
 struct tfs;
 struct tuid;
+struct restore_job;
 struct wipe_worker;
 struct wipe_deferred;
 struct scan_resume;
@@ -154,7 +186,9 @@ struct trashd {
 	struct event	*inotify_ev;
 	struct event	*inotify_batch;	/* reads events in batches */
 	struct event	*policy_ev;
-	struct wipe_worker *worker;
+	LIST_HEAD(, restore_job) restores; /* running (restore.c) */
+	size_t		 nrestores;
+	struct wipe_worker *worker;	/* running (wipeq.c), or NULL */
 	struct wipe_deferred *wipe_deferred; /* open elsewhere: retried */
 	size_t		 wipe_ndeferred;
 	struct event	*wipe_retry;
@@ -180,7 +214,7 @@ struct trashd {
 	void		(*entry_new)(struct trashd *, int64_t id,
 			    int64_t born_ns, int64_t deleted_ns);
 	/* Is a restore moving entry @id out (its report says who)? */
-	bool		(*entry_moving)(int64_t id);
+	bool		(*entry_moving)(struct trashd *, int64_t id);
 };
 
 /* ---- notify.c: sd_notify(3) for Type=notify ---- */

@@ -131,32 +131,3 @@ caps_limit(const int *keep, size_t n)
 	cap_free(caps);
 	return r;
 }
-
-static int
-caps_int_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * In a forked child: close every fd but 0-2 and the @n in @keep (sorted
- * here), by number, so that no parent state (SQLite, libevent) is touched.
- */
-void
-caps_keep_fds(int *keep, size_t n)
-{
-	unsigned lo = 3;
-	size_t i;
-
-	qsort(keep, n, sizeof(*keep), caps_int_cmp);
-	for (i = 0; i < n; i++) {
-		if ((unsigned)keep[i] < lo)
-			continue;
-		if ((unsigned)keep[i] > lo)
-			(void)close_range(lo, (unsigned)keep[i] - 1, 0);
-		lo = (unsigned)keep[i] + 1;
-	}
-	(void)close_range(lo, ~0U, 0);
-}

@@ -19,7 +19,7 @@
 #include "verb.h"
 
 struct timeval
-control_timeout(const struct trashd *d)
+conn_timeout(const struct trashd *d)
 {
 	struct timeval tv = { 30, 0 };
 
@@ -28,51 +28,10 @@ control_timeout(const struct trashd *d)
 	return tv;
 }
 
-/* ---- paths ---- */
-
-/*
- * The managed filesystem that holds absolute path @abs: the longest
- * configured mount point that is a prefix of it, at a component boundary.
- * *@rel is the rest, relative to that filesystem's root ("" for the root).
- */
-int
-control_path_fs(struct trashd *d, const char *abs, struct tfs **fsp,
-    const char **rel)
-{
-	struct tfs *best = NULL;
-	size_t i, len, blen = 0;
-	const char *p;
-
-	if (abs[0] != '/')
-		return -EINVAL;
-	for (i = 0; i < d->nfs; i++) {
-		p = d->fs[i].path;
-		len = strlen(p);
-		while (len > 1 && p[len - 1] == '/')
-			len--;
-		if (len == 1 && p[0] == '/')
-			len = 0;	/* "/" holds everything */
-		else if (strncmp(abs, p, len) != 0 ||
-		    (abs[len] != '/' && abs[len] != '\0'))
-			continue;
-		if (best == NULL || len > blen) {
-			best = &d->fs[i];
-			blen = len;
-		}
-	}
-	if (best == NULL)
-		return -ENOENT;
-	for (p = abs + blen; *p == '/'; p++)
-		;
-	*fsp = best;
-	*rel = p;
-	return 0;
-}
-
 /* ---- replies ---- */
 
 void
-control_send(struct control_conn *c, struct proto_buf *b)
+conn_send(struct control_conn *c, struct proto_buf *b)
 {
 	int len;
 
@@ -92,7 +51,7 @@ control_send(struct control_conn *c, struct proto_buf *b)
 }
 
 void
-control_reply_error(struct control_conn *c, int err, const char *fmt, ...)
+conn_reply_error(struct control_conn *c, int err, const char *fmt, ...)
 {
 	struct proto_buf *b;
 	char msg[1024];
@@ -108,48 +67,48 @@ control_reply_error(struct control_conn *c, int err, const char *fmt, ...)
 	proto_init(b, MSG_ERROR);
 	proto_num(b, A_ERRNO, err);
 	proto_str(b, A_MESSAGE, msg);
-	control_send(c, b);
+	conn_send(c, b);
 	free(b);
 }
 
 void
-control_reply_ok(struct control_conn *c, struct proto_buf *b)
+conn_reply_ok(struct control_conn *c, struct proto_buf *b)
 {
 	if (c->result[0] == '\0')
 		snprintf(c->result, sizeof(c->result), "ok");
-	control_send(c, b);
+	conn_send(c, b);
 }
 
 /* ---- connection life ---- */
 
 void
-control_close_soon(struct control_conn *c)
+conn_close_soon(struct control_conn *c)
 {
 	c->closing = true;
 	bufferevent_disable(c->bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
-		control_conn_free(c);
+		conn_free(c);
 }
 
 /* The reply to the current request is complete: take the next one. */
 void
-control_request_done(struct control_conn *c)
+conn_request_done(struct control_conn *c)
 {
 	c->busy = false;
 	c->job = NULL;
 	if (c->closing || c->eof) {
 		c->closing = false;
-		control_close_soon(c);
+		conn_close_soon(c);
 		return;
 	}
-	control_arm(c);
+	conn_arm(c);
 	bufferevent_enable(c->bev, EV_READ);
 	/* Requests that arrived meanwhile are in the input buffer. */
 	bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_IGNORE_WATERMARKS);
 }
 
 void
-control_deadline(evutil_socket_t fd, short ev, void *arg)
+conn_deadline(evutil_socket_t fd, short ev, void *arg)
 {
 	struct control_conn *c = arg;
 
@@ -157,22 +116,22 @@ control_deadline(evutil_socket_t fd, short ev, void *arg)
 	(void)ev;
 	log_info("control: uid %u pid %d: no request within %" PRId64
 	    "s, closing", (unsigned)c->peer.uid, (int)c->peer.pid,
-	    (int64_t)control_timeout(c->d).tv_sec);
-	control_conn_free(c);
+	    (int64_t)conn_timeout(c->d).tv_sec);
+	conn_free(c);
 }
 
 /* The client has one timeout to send its whole next request. */
 void
-control_arm(struct control_conn *c)
+conn_arm(struct control_conn *c)
 {
-	struct timeval tv = control_timeout(c->d);
+	struct timeval tv = conn_timeout(c->d);
 
 	evtimer_add(c->deadline, &tv);
 }
 
 /* The state of a verb running on (a list, an empty), if any, freed. */
 void
-control_verb_free(struct control_conn *c)
+conn_verb_free(struct control_conn *c)
 {
 	if (c->vops != NULL)
 		c->vops->free(c);
@@ -181,13 +140,13 @@ control_verb_free(struct control_conn *c)
 }
 
 void
-control_conn_free(struct control_conn *c)
+conn_free(struct control_conn *c)
 {
 	struct control *ctl = c->d->control;
 
 	if (c->job != NULL)
 		restore_detach(c->job);
-	control_verb_free(c);
+	conn_verb_free(c);
 	TAILQ_REMOVE(&ctl->conns, c, entry);
 	ctl->nconns--;
 	event_free(c->deadline);
@@ -199,7 +158,7 @@ control_conn_free(struct control_conn *c)
 /* ---- authorisation ---- */
 
 void
-control_audit(struct control_conn *c, const char *verb)
+conn_audit(struct control_conn *c, const char *verb)
 {
 	char action[32];
 	struct audit_rec a = { .uid = c->peer.uid, .pid = c->peer.pid,
@@ -218,7 +177,7 @@ control_audit(struct control_conn *c, const char *verb)
  * which only an admin may name.  -EPERM with the reply sent.
  */
 int
-control_target_uid(struct control_conn *c, const struct proto_msg *m,
+conn_target_uid(struct control_conn *c, const struct proto_msg *m,
     uint32_t *uid)
 {
 	*uid = c->peer.uid;
@@ -228,7 +187,7 @@ control_target_uid(struct control_conn *c, const struct proto_msg *m,
 	snprintf(c->target, sizeof(c->target), "uid=%" PRId64,
 	    m->num[A_UID]);
 	if (m->num[A_UID] < 0 || m->num[A_UID] > TRASHBIN_UID_MAX) {
-		control_reply_error(c, EINVAL, "uid %" PRId64 " out of range",
+		conn_reply_error(c, EINVAL, "uid %" PRId64 " out of range",
 		    m->num[A_UID]);
 		return -EINVAL;
 	}
@@ -238,7 +197,7 @@ control_target_uid(struct control_conn *c, const struct proto_msg *m,
 	 */
 	c->trash_uid = m->num[A_UID];
 	if ((uid_t)m->num[A_UID] != c->peer.uid && !c->peer.admin) {
-		control_reply_error(c, EPERM, "only an admin may act on "
+		conn_reply_error(c, EPERM, "only an admin may act on "
 		    "another user's trash");
 		return -EPERM;
 	}
@@ -247,17 +206,17 @@ control_target_uid(struct control_conn *c, const struct proto_msg *m,
 }
 
 int
-control_need_admin(struct control_conn *c)
+conn_need_admin(struct control_conn *c)
 {
 	if (c->peer.admin)
 		return 0;
-	control_reply_error(c, EPERM, "only an admin may do that");
+	conn_reply_error(c, EPERM, "only an admin may do that");
 	return -EPERM;
 }
 
 /* One MSG_ENTRY, built in @b. */
 void
-control_entry_msg(struct control_conn *c, struct proto_buf *b,
+conn_entry_msg(struct control_conn *c, struct proto_buf *b,
     const struct entry *e)
 {
 	struct tfs *fs = trash_fs(c->d, e->fs_id);
@@ -274,11 +233,11 @@ control_entry_msg(struct control_conn *c, struct proto_buf *b,
 	proto_num(b, A_SIZE, e->size);
 	proto_num(b, A_FLAGS, e->flags);
 	proto_str(b, A_STATE, entry_state_name(e->state));
-	control_send(c, b);
+	conn_send(c, b);
 }
 
 void
-control_result_msg(struct control_conn *c, const struct entry *e, int err,
+conn_result_msg(struct control_conn *c, const struct entry *e, int err,
     const char *msg)
 {
 	struct proto_buf *b = xmalloc(sizeof(*b));
@@ -289,6 +248,6 @@ control_result_msg(struct control_conn *c, const struct entry *e, int err,
 	proto_str(b, A_PATH, e->orig_path);
 	proto_num(b, A_SIZE, e->size);
 	proto_str(b, A_MESSAGE, msg);
-	control_send(c, b);
+	conn_send(c, b);
 	free(b);
 }

@@ -96,18 +96,18 @@ control_dispatch(struct control_conn *c, const struct proto_hdr *h,
 	if ((v = control_verb_find(h->type)) == NULL) {
 		snprintf(c->target, sizeof(c->target), "type=%u",
 		    (unsigned)h->type);
-		control_reply_error(c, EBADMSG, "unknown request type %u",
+		conn_reply_error(c, EBADMSG, "unknown request type %u",
 		    (unsigned)h->type);
 		goto out;
 	}
 	verb = v->name;
 	if ((r = proto_parse(h, payload, m, &why)) < 0) {
-		control_reply_error(c, EBADMSG, "malformed %s request: %s",
+		conn_reply_error(c, EBADMSG, "malformed %s request: %s",
 		    verb, why);
 		goto out;
 	}
 	c->busy = true;
-	if ((v->flags & CONTROL_ADMIN) && control_need_admin(c) < 0)
+	if ((v->flags & CONTROL_ADMIN) && conn_need_admin(c) < 0)
 		goto out;
 	v->handler(c, m);
 	/* An empty under way audits itself when it is over. */
@@ -116,7 +116,7 @@ control_dispatch(struct control_conn *c, const struct proto_hdr *h,
 		return;
 	}
 out:
-	control_audit(c, verb);
+	conn_audit(c, verb);
 	free(m);
 	/* A restore or a list runs on: it ends the request. */
 	if (c->job == NULL && c->vops == NULL)
@@ -144,15 +144,15 @@ control_read(struct bufferevent *bev, void *arg)
 			    "type=%u len=%u", (unsigned)h.version,
 			    (unsigned)h.type, (unsigned)h.len);
 			if (r == -EPROTONOSUPPORT)
-				control_reply_error(c, EPROTONOSUPPORT,
+				conn_reply_error(c, EPROTONOSUPPORT,
 				    "protocol version %u, trashd speaks %d",
 				    (unsigned)h.version, PROTOCOL_VERSION);
 			else
-				control_reply_error(c, EMSGSIZE, "request of "
+				conn_reply_error(c, EMSGSIZE, "request of "
 				    "%u bytes, at most %d", (unsigned)h.len,
 				    PROTO_MSG_MAX);
-			control_audit(c, "refused");
-			control_close_soon(c);
+			conn_audit(c, "refused");
+			conn_close_soon(c);
 			return;
 		}
 		if (len < PROTO_HDR_LEN + h.len)
@@ -161,7 +161,7 @@ control_read(struct bufferevent *bev, void *arg)
 		event_del(c->deadline);
 		control_dispatch(c, &h, c->rbuf + PROTO_HDR_LEN);
 		if (!c->busy && !c->closing)
-			control_arm(c);
+			conn_arm(c);
 	}
 	if (c->busy)
 		bufferevent_disable(bev, EV_READ);
@@ -174,12 +174,12 @@ control_write(struct bufferevent *bev, void *arg)
 
 	if (c->vops != NULL && c->vops->more != NULL) {
 		if (c->vops->more(c))
-			control_request_done(c);
+			conn_request_done(c);
 		return;
 	}
 	if (c->closing && evbuffer_get_length(
 	    bufferevent_get_output(bev)) == 0)
-		control_conn_free(c);
+		conn_free(c);
 }
 
 static void
@@ -195,11 +195,11 @@ control_event(struct bufferevent *bev, short what, void *arg)
 			return;	/* the reply goes out, then we close */
 		if (left > 0 && !c->closing) {
 			c->target[0] = c->result[0] = '\0';
-			control_reply_error(c, EBADMSG, "truncated request: "
+			conn_reply_error(c, EBADMSG, "truncated request: "
 			    "%zu bytes, then end of file", left);
-			control_audit(c, "refused");
+			conn_audit(c, "refused");
 		}
-		control_close_soon(c);
+		conn_close_soon(c);
 		return;
 	}
 	if (what & BEV_EVENT_TIMEOUT)
@@ -207,7 +207,7 @@ control_event(struct bufferevent *bev, short what, void *arg)
 		    "reply, closing", (unsigned)c->peer.uid,
 		    (int)c->peer.pid);
 	/* Errors, timeouts: nobody left to tell. */
-	control_conn_free(c);
+	conn_free(c);
 }
 
 /* ---- accept ---- */
@@ -246,13 +246,13 @@ control_conn_new(struct trashd *d, int fd, const struct peer *p)
 {
 	struct control *ctl = d->control;
 	struct control_conn *c = xcalloc(1, sizeof(*c));
-	struct timeval wtv = control_timeout(d);
+	struct timeval wtv = conn_timeout(d);
 
 	c->d = d;
 	c->peer = *p;
 	c->trash_uid = -1;
 	c->bev = bufferevent_socket_new(d->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	c->deadline = evtimer_new(d->base, control_deadline, c);
+	c->deadline = evtimer_new(d->base, conn_deadline, c);
 	if (c->bev == NULL || c->deadline == NULL)
 		fatalx("control: cannot set up a connection");
 	bufferevent_setcb(c->bev, control_read, control_write, control_event,
@@ -265,7 +265,7 @@ control_conn_new(struct trashd *d, int fd, const struct peer *p)
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	TAILQ_INSERT_TAIL(&ctl->conns, c, entry);
 	ctl->nconns++;
-	control_arm(c);
+	conn_arm(c);
 	return c;
 }
 
@@ -332,9 +332,14 @@ control_close(struct trashd *d)
 
 	if (ctl == NULL)
 		return;
-	restore_stop_all(d);
+	/*
+	 * The connections first: each detaches its restore, which the stop
+	 * then frees (the other way round, a connection still pointed at a
+	 * freed job: a use after free at exit with a restore running).
+	 */
 	while (!TAILQ_EMPTY(&ctl->conns))
-		control_conn_free(TAILQ_FIRST(&ctl->conns));
+		conn_free(TAILQ_FIRST(&ctl->conns));
+	restore_stop_all(d);
 	free(ctl);
 	d->control = NULL;
 }

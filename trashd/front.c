@@ -1,41 +1,35 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The front process: privilege separation, as OpenBSD's smtpd and ntpd
- * do it.  Every byte a client sends is read and checked here, in a
- * process that holds nothing worth taking:
+ * The front process, "trashd-front": privilege separation, as OpenBSD's
+ * smtpd and ntpd do it.  Every byte a client sends is read and checked
+ * here, in a process that holds nothing worth taking:
  *
- *   - it is forked before the index and the trash directories are open
- *     (and, forked again after a crash, closes every fd it inherited but
- *     two: the listening socket and its channel to the parent);
+ *   - it is forked (front-link.c) before the index and the trash
+ *     directories are open (and, forked again after a crash, keeps of
+ *     what it inherited only the listening socket and its channel);
  *   - it chroots into an empty directory, takes the unprivileged user
  *     _trashd (else nobody, else uid 65534), no groups, no capabilities,
  *     PR_SET_NO_NEW_PRIVS; its log lines go to the parent over the channel.
  *
  * It accepts the clients, reads their credentials (SO_PEERCRED,
  * SO_PEERGROUPS), and for each makes a socketpair whose one end goes to the
- * parent over the channel (SOCK_SEQPACKET, SCM_RIGHTS) with those
+ * parent over the channel (chan.c: SOCK_SEQPACKET, SCM_RIGHTS) with those
  * credentials; the parent believes no others.  Requests are relayed to
  * the parent only whole and well-formed (proto_parse_hdr(), a request
  * type, proto_parse()); replies are relayed back as they come.  A bad
  * request is answered here with an ERROR, after what the parent was still
  * saying, and the connection is closed; the parent is told, to audit it.
- *
- * The parent keeps the listening socket only to hand it to the next front:
- * if the front dies, its clients are disconnected and a new one is forked.
  */
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/listener.h>
-#include <fcntl.h>
 #include <dirent.h>
 #include <grp.h>
-#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,20 +38,15 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include "proto.h"
-#include "front.h"
+#include "front-msg.h"
 
 /* The user the front runs as, and the ones it falls back to. */
 #define FRONT_USER		"_trashd"
 #define FRONT_USER_FALLBACK	"nobody"
 #define FRONT_UID_LAST		65534
-/* Groups of a peer passed on; NGROUPS_MAX is 65536, nobody has so many. */
-#define FRONT_GROUPS_MAX	1024
 /* Clients at once: above the parent's own limits (control.c), which
  * answer with a reason; this one only bounds the front's fds. */
 #define FRONT_CONNS_MAX		1024
@@ -66,52 +55,6 @@
 /* Messages waiting for the parent to take them, beyond which log lines
  * are dropped. */
 #define FRONT_QUEUE_MAX		4096
-/* Restart delays after a crash: the first, and the most. */
-#define FRONT_BACKOFF_MS	200
-#define FRONT_BACKOFF_MAX_MS	5000
-
-/* ---- the channel: one message a datagram, front to parent ---- */
-
-/* Parent to front, the only message that way: the socket listens. */
-#define FRONT_GO		'g'
-
-enum front_type {
-	FRONT_CLIENT = 1,	/* with one fd: a client's end of its pair */
-	FRONT_REFUSED,		/* a request refused here: audit it */
-	FRONT_LOG,		/* a log line */
-};
-
-struct front_msg {
-	uint32_t	 type;
-	uint32_t	 uid;
-	uint32_t	 gid;
-	int32_t		 pid;
-	int32_t		 pri;		/* FRONT_LOG */
-	int32_t		 ngroups;
-	char		 target[256];	/* FRONT_REFUSED */
-	char		 text[1024];	/* the result, or the log line */
-	gid_t		 groups[FRONT_GROUPS_MAX];
-};
-#define FRONT_MSG_LEN(n)	(offsetof(struct front_msg, groups) + \
-	    (size_t)(n) * sizeof(gid_t))
-
-/* The parent's side. */
-struct front {
-	struct trashd	*d;
-	struct event_base *base;
-	char		*path;		/* the socket's */
-	int		 lfd;		/* listening, never accepted on here */
-	int		 lockfd;	/* "<socket>.lock", held (lock.c) */
-	int		 chan;		/* ours of the channel, -1: none */
-	pid_t		 pid;
-	struct event	*ev;		/* the channel */
-	struct event	*restart;
-	int64_t		 started_ns;
-	int		 backoff_ms;
-	int		 client_timeout;
-};
-
-/* ---- the front process ---- */
 
 struct fclient {
 	TAILQ_ENTRY(fclient) entry;
@@ -126,23 +69,14 @@ struct fclient {
 	struct proto_buf *err;		/* our own last word, after the parent's */
 };
 
-struct fqueued {
-	TAILQ_ENTRY(fqueued) entry;
-	struct front_msg *m;
-	size_t		 len;
-	int		 fd;		/* passed, then closed; -1: none */
-};
-
 static struct {
 	struct event_base *base;
-	int		 chan;
+	struct chan	 chan;		/* to the parent, with its queue */
 	struct event	*chan_ev;
 	struct evconnlistener *lev;
 	struct timeval	 timeout;
 	TAILQ_HEAD(, fclient) clients;
 	size_t		 nclients;
-	TAILQ_HEAD(, fqueued) queue;
-	size_t		 nqueued;
 	struct proto_msg *msg;		/* a request being checked */
 } fp;
 
@@ -157,77 +91,38 @@ front_chan_watch(bool write)
 	if (fp.chan_ev == NULL)
 		return;		/* before the loop: front_main() flushes */
 	event_del(fp.chan_ev);
-	event_assign(fp.chan_ev, fp.base, fp.chan, EV_READ | EV_PERSIST |
+	event_assign(fp.chan_ev, fp.base, fp.chan.fd, EV_READ | EV_PERSIST |
 	    (write ? EV_WRITE : 0), front_chan, NULL);
 	event_add(fp.chan_ev, NULL);
 }
 
 /* Send what is queued, in order; what the parent cannot take yet waits. */
 static void
-fqueue_flush(void)
+front_flush(void)
 {
-	struct fqueued *q;
-	struct msghdr mh;
-	struct iovec iov;
-	struct cmsghdr *cm;
-	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	align;
-	} cmsg;
-	ssize_t n;
+	int r;
 
-	while ((q = TAILQ_FIRST(&fp.queue)) != NULL) {
-		memset(&mh, 0, sizeof(mh));
-		iov.iov_base = q->m;
-		iov.iov_len = q->len;
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		if (q->fd >= 0) {
-			memset(&cmsg, 0, sizeof(cmsg));
-			mh.msg_control = cmsg.buf;
-			mh.msg_controllen = sizeof(cmsg.buf);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(cm), &q->fd, sizeof(int));
-		}
-		n = sendmsg(fp.chan, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR ||
-		    errno == ETOOMANYREFS)) {
-			/* The parent is busy: the channel says when. */
-			front_chan_watch(true);
-			return;
-		}
-		if (n < 0)
-			_exit(1);	/* the parent is gone */
-		TAILQ_REMOVE(&fp.queue, q, entry);
-		fp.nqueued--;
-		if (q->fd >= 0)
-			close(q->fd);
-		free(q->m);
-		free(q);
-	}
+	if ((r = chan_flush(&fp.chan)) == -EAGAIN)
+		front_chan_watch(true);	/* the parent is busy: it says when */
+	else if (r < 0)
+		_exit(1);		/* the parent is gone */
 }
 
+/* Queue @m (freed) and the fd passed with it; a log line may be dropped. */
 static void
-fqueue_add(struct front_msg *m, int fd)
+front_send(enum front_type type, struct front_msg *m, int fd)
 {
-	struct fqueued *q;
+	size_t len = type == FRONT_CLIENT ? FRONT_MSG_LEN(m->ngroups) :
+	    FRONT_MSG_LEN(0);
 
-	if (fd < 0 && fp.nqueued >= FRONT_QUEUE_MAX) {
+	if (fd < 0 && fp.chan.nout >= FRONT_QUEUE_MAX) {
 		free(m);
 		return;
 	}
-	q = xcalloc(1, sizeof(*q));
-	q->m = m;
-	q->len = m->type == FRONT_CLIENT ? FRONT_MSG_LEN(m->ngroups) :
-	    FRONT_MSG_LEN(0);
-	q->fd = fd;
-	TAILQ_INSERT_TAIL(&fp.queue, q, entry);
-	fp.nqueued++;
-	if (fp.nqueued == 1)
-		fqueue_flush();
+	chan_queue(&fp.chan, type, m, len, fd);
+	free(m);
+	if (fp.chan.nout == 1)
+		front_flush();
 }
 
 static void
@@ -235,34 +130,33 @@ front_log_sink(int pri, const char *line)
 {
 	struct front_msg *m = xcalloc(1, sizeof(*m));
 
-	m->type = FRONT_LOG;
 	m->pri = pri;
 	/* A longer line than the message holds ends in "...". */
 	if ((size_t)snprintf(m->text, sizeof(m->text), "%s", line) >=
 	    sizeof(m->text))
 		log_cut(m->text, sizeof(m->text));
-	fqueue_add(m, -1);
+	front_send(FRONT_LOG, m, -1);
 }
 
 /* The channel: writable again, or the parent closed it (it exited). */
 static void
 front_chan(evutil_socket_t fd, short ev, void *arg)
 {
-	ssize_t n;
-	char c;
+	struct chan_msg cm;
+	int r;
 
 	(void)arg;
 	if (ev & EV_READ) {
 		/* The parent's one word: the socket listens, take clients. */
-		n = recv(fd, &c, 1, MSG_DONTWAIT);
-		if (n == 1 && c == FRONT_GO)
+		r = chan_recv(fd, &cm, false);
+		if (r == 1 && cm.type == FRONT_GO && cm.len == 0)
 			evconnlistener_enable(fp.lev);
-		else if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+		else if (r != -EAGAIN)
 			_exit(0);	/* the parent is gone */
 	}
 	if (ev & EV_WRITE) {
 		front_chan_watch(false);
-		fqueue_flush();
+		front_flush();
 	}
 }
 
@@ -333,12 +227,11 @@ fclient_refuse(struct fclient *fc, int err, const char *target,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	m->type = FRONT_REFUSED;
 	m->uid = fc->uid;
 	m->pid = fc->pid;
 	snprintf(m->target, sizeof(m->target), "%s", target);
 	snprintf(m->text, sizeof(m->text), "error: %s", msg);
-	fqueue_add(m, -1);
+	front_send(FRONT_REFUSED, m, -1);
 
 	fc->err = xmalloc(sizeof(*fc->err));
 	proto_init(fc->err, MSG_ERROR);
@@ -545,7 +438,6 @@ front_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	(void)sa;
 	(void)salen;
 	(void)arg;
-	m->type = FRONT_CLIENT;
 	if ((r = front_peer_creds(fd, m)) < 0) {
 		errno = -r;
 		log_warn("control: peer credentials");
@@ -583,7 +475,7 @@ front_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	TAILQ_INSERT_TAIL(&fp.clients, fc, entry);
 	if (++fp.nclients >= FRONT_CONNS_MAX)
 		evconnlistener_disable(lev);
-	fqueue_add(m, sv[0]);
+	front_send(FRONT_CLIENT, m, sv[0]);
 }
 
 static void
@@ -702,8 +594,9 @@ front_jail(const char *empty, uid_t uid, gid_t gid, const char *name)
 		    FRONT_USER_FALLBACK);
 }
 
-static void __attribute__((noreturn))
-front_main(struct front *f, pid_t parent)
+void
+front_main(int lfd, int chan, const char *sock, int client_timeout,
+    pid_t parent)
 {
 	const char *name;
 	char *empty;
@@ -712,27 +605,26 @@ front_main(struct front *f, pid_t parent)
 
 	/* child_fork() left it the socket and the channel, default signal
 	 * handlers but SIGPIPE's (ignored), and its name for ps(1). */
-	fp.chan = f->chan;
+	chan_init(&fp.chan, chan);
 	log_sink(front_log_sink);
 	front_user(&uid, &gid, &name);
-	empty = geteuid() == 0 ? front_empty_dir(f->path) : NULL;
-	fp.timeout.tv_sec = f->client_timeout;
+	empty = geteuid() == 0 ? front_empty_dir(sock) : NULL;
+	fp.timeout.tv_sec = client_timeout;
 	TAILQ_INIT(&fp.clients);
-	TAILQ_INIT(&fp.queue);
 	fp.msg = xmalloc(sizeof(*fp.msg));
 	/* libevent's own fds and random seed, while /dev is there. */
 	if ((fp.base = event_base_new()) == NULL)
 		fatalx("front: event_base_new");
-	fp.chan_ev = event_new(fp.base, fp.chan, EV_READ | EV_PERSIST,
+	fp.chan_ev = event_new(fp.base, fp.chan.fd, EV_READ | EV_PERSIST,
 	    front_chan, NULL);
 	/* Backlog 0: libevent leaves listen() to front_attach(). */
 	fp.lev = evconnlistener_new(fp.base, front_accept, NULL,
-	    LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_DISABLED, 0, f->lfd);
+	    LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_DISABLED, 0, lfd);
 	if (fp.chan_ev == NULL || fp.lev == NULL ||
 	    event_add(fp.chan_ev, NULL) < 0)
 		fatalx("front: cannot listen");
 	evconnlistener_set_error_cb(fp.lev, front_accept_error);
-	fqueue_flush();
+	front_flush();
 	front_jail(empty, uid, gid, name);
 	free(empty);
 	/* Credentials changed: the death signal is set again, after. */
@@ -741,326 +633,4 @@ front_main(struct front *f, pid_t parent)
 		_exit(0);
 	(void)event_base_dispatch(fp.base);
 	_exit(0);
-}
-
-/* ---- the parent's side ---- */
-
-static void	front_fork(struct front *);
-
-/* The daemon is open and the socket listens: the front may accept. */
-static void
-front_go(struct front *f)
-{
-	char c = FRONT_GO;
-
-	event_add(f->ev, NULL);
-	if (send(f->chan, &c, 1, MSG_NOSIGNAL) != 1)
-		log_warn("front: channel");
-}
-
-static void
-front_restart(evutil_socket_t fd, short ev, void *arg)
-{
-	(void)fd;
-	(void)ev;
-	front_fork(arg);
-}
-
-/* The front is gone: collect it, then a new one, after a while. */
-static void
-front_lost(struct front *f)
-{
-	struct timeval tv;
-	int status;
-
-	event_free(f->ev);
-	f->ev = NULL;
-	close(f->chan);
-	f->chan = -1;
-	(void)kill(f->pid, SIGKILL);
-	while (waitpid(f->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (now_ns() - f->started_ns > 10 * (int64_t)1000000000)
-		f->backoff_ms = FRONT_BACKOFF_MS;
-	if (WIFSIGNALED(status))
-		log_warnx("front: pid %d killed by signal %d; restarting it "
-		    "in %d ms", (int)f->pid, WTERMSIG(status), f->backoff_ms);
-	else
-		log_warnx("front: pid %d exited with %d; restarting it in "
-		    "%d ms", (int)f->pid, WEXITSTATUS(status), f->backoff_ms);
-	f->pid = -1;
-	tv.tv_sec = f->backoff_ms / 1000;
-	tv.tv_usec = (f->backoff_ms % 1000) * 1000;
-	evtimer_add(f->restart, &tv);
-	f->backoff_ms *= 2;
-	if (f->backoff_ms > FRONT_BACKOFF_MAX_MS)
-		f->backoff_ms = FRONT_BACKOFF_MAX_MS;
-}
-
-static void
-front_msg_log(const struct front_msg *m)
-{
-	if (m->pri == LOG_DEBUG)
-		log_debug("%s", m->text);
-	else if (m->pri == LOG_INFO || m->pri == LOG_NOTICE)
-		log_info("%s", m->text);
-	else
-		log_warnx("%s", m->text);
-}
-
-/* A client: its socket, and who it is as the front read it at accept. */
-static void
-front_msg_client(struct front *f, const struct front_msg *m, int fd)
-{
-	struct peer p;
-
-	memset(&p, 0, sizeof(p));
-	p.uid = m->uid;
-	p.gid = m->gid;
-	p.pid = m->pid;
-	p.ngroups = m->ngroups;
-	if (p.ngroups > 0) {
-		p.groups = xcalloc((size_t)p.ngroups, sizeof(gid_t));
-		memcpy(p.groups, m->groups, (size_t)p.ngroups * sizeof(gid_t));
-	}
-	control_client(f->d, fd, &p);
-}
-
-static void
-front_read(evutil_socket_t fd, short ev, void *arg)
-{
-	struct front *f = arg;
-	struct front_msg *m = xmalloc(sizeof(*m));
-	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	align;
-	} cmsg;
-	struct msghdr mh;
-	struct iovec iov = { m, sizeof(*m) };
-	struct cmsghdr *cm;
-	ssize_t n;
-	int cfd = -1;
-
-	(void)ev;
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cmsg.buf;
-	mh.msg_controllen = sizeof(cmsg.buf);
-	n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-		free(m);
-		return;
-	}
-	if (n <= 0) {
-		free(m);
-		front_lost(f);
-		return;
-	}
-	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&cfd, CMSG_DATA(cm), sizeof(int));
-	/* What the front says is checked like anything that crosses over. */
-	if ((size_t)n < FRONT_MSG_LEN(0) || (mh.msg_flags & MSG_CTRUNC) ||
-	    m->ngroups < 0 || m->ngroups > FRONT_GROUPS_MAX ||
-	    (m->type == FRONT_CLIENT) != (cfd >= 0) ||
-	    (m->type == FRONT_CLIENT && (size_t)n !=
-	    FRONT_MSG_LEN(m->ngroups))) {
-		log_warnx("front: a bad message on the channel");
-		if (cfd >= 0)
-			close(cfd);
-		free(m);
-		return;
-	}
-	m->target[sizeof(m->target) - 1] = '\0';
-	m->text[sizeof(m->text) - 1] = '\0';
-	switch (m->type) {
-	case FRONT_CLIENT:
-		front_msg_client(f, m, cfd);
-		break;
-	case FRONT_REFUSED:
-		control_refused(f->d, m->uid, m->pid, m->target, m->text);
-		break;
-	case FRONT_LOG:
-		front_msg_log(m);
-		break;
-	default:
-		log_warnx("front: message type %u on the channel",
-		    (unsigned)m->type);
-	}
-	free(m);
-}
-
-static void
-front_fork(struct front *f)
-{
-	pid_t parent = getpid();
-	struct timeval tv;
-	int fd;
-
-	if ((f->pid = child_fork("trashd-front", SOCK_SEQPACKET, &f->lfd, 1,
-	    &fd)) < 0) {
-		errno = (int)-f->pid;
-		log_warn("front: fork");
-		goto retry;
-	}
-	if (f->pid == 0) {
-		f->chan = fd;
-		front_main(f, parent);
-	}
-	f->chan = fd;
-	f->started_ns = now_ns();
-	evutil_make_socket_nonblocking(f->chan);
-	f->ev = event_new(f->base, f->chan, EV_READ | EV_PERSIST, front_read,
-	    f);
-	if (f->ev == NULL)
-		fatalx("front: cannot add the channel event");
-	if (f->d != NULL)
-		front_go(f);
-	log_debug("front: pid %d", (int)f->pid);
-	return;
-retry:
-	f->pid = -1;
-	tv.tv_sec = FRONT_BACKOFF_MAX_MS / 1000;
-	tv.tv_usec = 0;
-	evtimer_add(f->restart, &tv);
-}
-
-/* Bind the socket, mode 0666, replacing a stale one. */
-static int
-front_bind(const char *path)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd, r;
-
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			close(fd);
-			return -EEXIST;
-		}
-		/* A live trashd answers: never steal its socket. */
-		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 ||
-		    errno == EAGAIN) {
-			close(fd);
-			return -EADDRINUSE;
-		}
-		close(fd);
-		(void)unlink(path);
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
-		    SOCK_NONBLOCK, 0);
-		if (fd < 0)
-			return -errno;
-	}
-	/* It listens once the daemon is open: front_attach(). */
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-	    chmod(path, 0666) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	return fd;
-}
-
-/*
- * Bind the control socket and fork the front, before anything else is
- * opened.  NULL without a socket to listen on (the fuzzer's daemon).
- * The socket listens from front_attach() on: until then a client is
- * refused at once, as when no trashd runs, and one that connects is
- * answered (scripts and the tests wait for that).
- */
-struct front *
-front_start(const struct config *conf, struct event_base *base)
-{
-	struct front *f;
-	char *dir, *slash, err[PATH_MAX + 256];
-	int fd, lockfd;
-
-	if (conf->socket == NULL || conf->socket[0] == '\0')
-		return NULL;
-	/* /run/trashd: root's, others may only traverse it. */
-	dir = xstrdup(conf->socket);
-	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
-		*slash = '\0';
-		if (mkdir(dir, 0755) == 0)
-			(void)chmod(dir, 0755);
-	}
-	free(dir);
-	/* Held as long as this process lives; the front does not inherit
-	 * it, nor would its close drop it (a POSIX lock is the process's). */
-	if ((lockfd = lock_socket(conf->socket, err, sizeof(err))) < 0) {
-		log_warnx("control: %s", err);
-		return NULL;
-	}
-	if ((fd = front_bind(conf->socket)) < 0) {
-		errno = -fd;
-		log_warn("control: %s", conf->socket);
-		close(lockfd);
-		return NULL;
-	}
-	f = xcalloc(1, sizeof(*f));
-	f->base = base;
-	f->path = xstrdup(conf->socket);
-	f->lfd = fd;
-	f->lockfd = lockfd;
-	f->chan = -1;
-	f->backoff_ms = FRONT_BACKOFF_MS;
-	f->client_timeout = conf->client_timeout > 0 ? conf->client_timeout :
-	    30;
-	if ((f->restart = evtimer_new(base, front_restart, f)) == NULL)
-		fatalx("front: evtimer_new");
-	front_fork(f);
-	log_info("control: listening on %s (front pid %d)", f->path,
-	    (int)f->pid);
-	return f;
-}
-
-/* The daemon is open: take the clients the front hands over. */
-void
-front_attach(struct front *f, struct trashd *d)
-{
-	if (f == NULL)
-		return;
-	f->d = d;
-	/* Until now a client was refused, as no trashd: not kept waiting. */
-	if (listen(f->lfd, 128) < 0)
-		fatal("control: listen %s", f->path);
-	if (f->ev != NULL)
-		front_go(f);
-}
-
-void
-front_stop(struct front *f)
-{
-	if (f == NULL)
-		return;
-	if (f->ev != NULL)
-		event_free(f->ev);
-	event_free(f->restart);
-	if (f->chan >= 0)
-		close(f->chan);
-	if (f->pid > 0) {
-		(void)kill(f->pid, SIGTERM);
-		while (waitpid(f->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	close(f->lfd);
-	(void)unlink(f->path);
-	close(f->lockfd);	/* after the unlink: the next one binds anew */
-	free(f->path);
-	free(f);
-}
-
-pid_t
-front_pid(const struct front *f)
-{
-	return f != NULL ? f->pid : -1;
 }

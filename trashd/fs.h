@@ -42,6 +42,8 @@ int	 trash_entry_unlink(struct tfs *, int dirfd, const char *name,
 	    const struct ident *);
 struct tfs *trash_fs(struct trashd *, int64_t fs_id);
 int	 trash_rel_valid(const char *rel, bool empty_ok);
+int	 trash_path_fs(struct trashd *, const char *abs, struct tfs **,
+	    const char **rel);
 
 /* ---- wipe.c: one file ---- */
 /* What a wipe could not promise (recorded with it, never hidden). */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Restores, done as the caller.  For each restore request a child is
- * forked that takes the caller's uid, gid and supplementary groups (or,
- * for an admin acting on behalf of a user, that user's), so it can only
- * write where the caller could.  A forked child, not setfsuid() in the
+ * Restores, done as the caller: the daemon's side.  For each restore
+ * request a child is forked that takes the caller's uid, gid and
+ * supplementary groups (or, for an admin acting on behalf of a user, that
+ * user's), so it can only write where the caller could.  A forked child, not setfsuid() in the
  * daemon: the ids are the whole process's, the kernel clears every
  * capability when a root process takes a non-zero uid, and a restore
  * that blocks (a FUSE mount, a stopped child) blocks only itself.  Only
@@ -11,15 +11,10 @@
  * root's rights at the destination, and the admin's own cannot take the
  * entry out of root's 0700 trash dir.
  *
- * The child moves each entry out of the held /.trash/<uid> fd to its
- * target, walked component by component from the held filesystem root
- * fd with O_NOFOLLOW | O_DIRECTORY (a symlink on the way is refused, a
- * missing directory is made as the caller, a directory owned by another
- * user than root and the restoring one is refused: it may be a squatter's
- * in a sticky /tmp), with renameat2(RENAME_NOREPLACE) unless overwriting
- * was asked for.  It reports each entry's outcome on a pipe; the daemon
- * records it in the index and the audit and tells the client, without
- * ever blocking.
+ * The child (restore-child.c) moves each entry out of the trash to its
+ * target as the caller and reports each entry's outcome on its channel
+ * (chan.c); the daemon, here, records it in the index and the audit and
+ * tells the client, without ever blocking.
  *
  * Each uid may run restore-max restores at once, and a restore that
  * takes longer than restore-timeout dies of the alarm(2) it set itself:
@@ -40,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/queue.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -56,15 +50,6 @@
  * told anyway (a task in uninterruptible sleep does not die at once).
  */
 #define RESTORE_KILL_GRACE	2
-
-/* What the child sends per entry: far below PIPE_BUF, so atomic. */
-struct restore_msg {
-	uint32_t	 idx;
-	int32_t		 err;
-	uint32_t	 owner;		/* of a refused parent, else NO_OWNER */
-	uint32_t	 plen;		/* how much of the target names it */
-};
-#define NO_OWNER	UINT32_MAX
 
 struct restore_id {
 	int64_t		 id;
@@ -89,8 +74,6 @@ struct restore_job {
 	struct event		*ev;
 	struct event		*timer;		/* restore-timeout */
 	bool			 killed;	/* timed out */
-	uint8_t			 buf[sizeof(struct restore_msg)];
-	size_t			 blen;
 	bool			*reported;
 	/* The entries' ids, sorted, with their index in l: restore_owns(). */
 	struct restore_id	*ids;
@@ -98,24 +81,20 @@ struct restore_job {
 	size_t			 failed;
 };
 
-static LIST_HEAD(, restore_job) restore_jobs =
-    LIST_HEAD_INITIALIZER(restore_jobs);
-static size_t restore_njobs;
-
 size_t
-restore_running(void)
+restore_running(struct trashd *d)
 {
-	return restore_njobs;
+	return d->nrestores;
 }
 
 /* Restores that uid @uid asked for and whose child is not gone yet. */
 size_t
-restore_running_uid(uid_t uid)
+restore_running_uid(struct trashd *d, uid_t uid)
 {
 	struct restore_job *j;
 	size_t n = 0;
 
-	LIST_FOREACH(j, &restore_jobs, entry)
+	LIST_FOREACH(j, &d->restores, entry)
 		if (j->actor == uid)
 			n++;
 	return n;
@@ -135,12 +114,12 @@ restore_id_cmp(const void *a, const void *b)
  * inotify sees it leave before the child's report is read.
  */
 bool
-restore_owns(int64_t id)
+restore_owns(struct trashd *d, int64_t id)
 {
 	struct restore_job *j;
 	struct restore_id key = { id, 0 }, *hit;
 
-	LIST_FOREACH(j, &restore_jobs, entry) {
+	LIST_FOREACH(j, &d->restores, entry) {
 		if (j->ids == NULL)
 			continue;
 		hit = bsearch(&key, j->ids, j->l.n, sizeof(*j->ids),
@@ -203,167 +182,6 @@ restore_creds(const struct peer *p, uint32_t uid, int tudirfd,
 		n = RESTORE_GROUPS_MAX;	/* the first ones */
 	cr->ngroups = n;
 	return 0;
-}
-
-/*
- * In the child, as uid @self: move entry @name of @tudirfd (if it is
- * still inode @want) to @target, relative to @rootfd.  Returns 0 or
- * -errno: -EEXIST a conflict, -ELOOP a symlink on the way, -ENOTDIR a
- * non-directory on the way, -EXDEV a mount point on the way, -ESTALE the
- * entry is not the indexed inode any more, -EPERM with *@owner set a
- * directory on the way that belongs to *@owner, neither root nor @self
- * (the first *@plen bytes of @target name it).
- */
-int
-restore_move(int rootfd, int tudirfd, const char *name,
-    const struct ident *want, const char *target, bool overwrite,
-    uid_t self, uid_t *owner, size_t *plen)
-{
-	char path[PATH_MAX], *comp, *slash;
-	struct stat st;
-	int dirfd = -1, fd, r;
-
-	*owner = (uid_t)NO_OWNER;
-	*plen = 0;
-
-	if (trash_rel_valid(target, false) < 0)
-		return -EINVAL;
-	if (fstatat(tudirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if (st.st_dev != want->dev || st.st_ino != want->ino)
-		return -ESTALE;
-	snprintf(path, sizeof(path), "%s", target);
-	if ((dirfd = openat(rootfd, ".", O_PATH | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
-		return -errno;
-	for (comp = path; (slash = strchr(comp, '/')) != NULL;
-	    comp = slash + 1) {
-		*slash = '\0';
-		fd = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT) {
-			/*
-			 * Made as the caller: their owner, their umask, which
-			 * control.c never lets make it group or world
-			 * writable.
-			 */
-			if (mkdirat(dirfd, comp, 0777) < 0 && errno != EEXIST) {
-				r = -errno;
-				goto out;
-			}
-			fd = openat(dirfd, comp, O_PATH | O_DIRECTORY |
-			    O_NOFOLLOW | O_CLOEXEC);
-		}
-		if (fd < 0) {
-			r = -errno;
-			/* O_NOFOLLOW|O_DIRECTORY on a symlink: ENOTDIR. */
-			if (fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) ==
-			    0 && S_ISLNK(st.st_mode))
-				r = -ELOOP;
-			goto out;
-		}
-		close(dirfd);
-		dirfd = fd;
-		if (fstat(dirfd, &st) < 0) {
-			r = -errno;
-			goto out;
-		}
-		if (st.st_dev != want->dev) {
-			r = -EXDEV;
-			goto out;
-		}
-		/*
-		 * Another user's directory, found or (racing our mkdirat)
-		 * made there: what lands in it is theirs to take or swap.
-		 */
-		if (st.st_uid != 0 && st.st_uid != self) {
-			*owner = st.st_uid;
-			*plen = (size_t)(slash - path);
-			r = -EPERM;
-			goto out;
-		}
-	}
-	if (renameat2(tudirfd, name, dirfd, comp,
-	    overwrite ? 0 : RENAME_NOREPLACE) < 0) {
-		r = -errno;
-		goto out;
-	}
-	r = 0;
-out:
-	close(dirfd);
-	return r;
-}
-
-/*
- * The child's capabilities once it has its ids: none for a user (the
- * kernel already cleared them at setresuid; this makes sure), and for
- * root's own restore only CAP_DAC_OVERRIDE, which root has over its own
- * files anyway.  Nothing else of the daemon's is the child's to use.
- */
-static int
-restore_child_caps(uid_t uid)
-{
-	const cap_value_t dac = CAP_DAC_OVERRIDE;
-	cap_t caps;
-	int r = 0;
-
-	if ((caps = cap_init()) == NULL)
-		return -errno;
-	if (uid == 0 && (cap_set_flag(caps, CAP_PERMITTED, 1, &dac,
-	    CAP_SET) < 0 || cap_set_flag(caps, CAP_EFFECTIVE, 1, &dac,
-	    CAP_SET) < 0))
-		r = -errno;
-	else if (cap_set_proc(caps) < 0)
-		r = -errno;
-	cap_free(caps);
-	return r;
-}
-
-static void __attribute__((noreturn))
-restore_child(struct restore_job *j, int fd, int rootfd, int tudirfd,
-    const struct creds *cr, bool overwrite, mode_t mask)
-{
-	int64_t timeout = j->d->conf->restore_timeout;
-	struct restore_msg m;
-	uid_t owner;
-	size_t i, plen;
-	int err = 0;
-
-	/* restore-timeout, kept across setresuid(): see the top. */
-	if (timeout > 0)
-		alarm(timeout > UINT_MAX ? UINT_MAX : (unsigned)timeout);
-	if (setgroups((size_t)cr->ngroups, cr->groups) < 0 ||
-	    setresgid(cr->gid, cr->gid, cr->gid) < 0 ||
-	    setresuid(cr->uid, cr->uid, cr->uid) < 0)
-		err = errno ? -errno : -EPERM;
-	/* No way back to root for a user's restore. */
-	if (err == 0 && cr->uid != 0 && (getuid() != cr->uid ||
-	    geteuid() != cr->uid || setresuid(0, 0, 0) == 0))
-		err = -EPERM;
-	if (err == 0 && restore_child_caps(cr->uid) < 0)
-		err = -EPERM;
-	umask(mask);
-	for (i = 0; i < j->l.n; i++) {
-		if (j->targets[i] == NULL)
-			continue;
-		memset(&m, 0, sizeof(m));
-		m.idx = (uint32_t)i;
-		m.owner = NO_OWNER;
-		if (err != 0)
-			m.err = err;
-		else {
-			m.err = restore_move(rootfd, tudirfd, j->l.v[i].name,
-			    &j->l.v[i].ident, j->targets[i], overwrite,
-			    cr->uid, &owner, &plen);
-			m.owner = (uint32_t)owner;
-			m.plen = (uint32_t)plen;
-		}
-		if (write(fd, &m, sizeof(m)) != sizeof(m))
-			_exit(1);
-	}
-	_exit(0);
 }
 
 static const char *
@@ -488,7 +306,7 @@ restore_free(struct restore_job *j)
 	size_t i;
 
 	LIST_REMOVE(j, entry);
-	restore_njobs--;
+	j->d->nrestores--;
 	if (j->ev != NULL)
 		event_free(j->ev);
 	if (j->timer != NULL)
@@ -530,7 +348,7 @@ restore_end_reply(struct restore_job *j, size_t failed)
 }
 
 /*
- * The child's pipe is closed: reap it (@block: it is exiting; else, at
+ * The child's channel is closed: reap it (@block: it is exiting; else, at
  * trashd's exit, one that does not die is left to its alarm) and end the
  * job.
  */
@@ -579,19 +397,20 @@ static void
 restore_read(evutil_socket_t fd, short ev, void *arg)
 {
 	struct restore_job *j = arg;
+	struct chan_msg cm;
 	struct restore_msg m;
-	ssize_t n;
+	int r;
 
 	(void)ev;
-	n = read(fd, j->buf + j->blen, sizeof(j->buf) - j->blen);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	if ((r = chan_recv(fd, &cm, false)) == -EAGAIN)
 		return;
-	if (n > 0) {
-		j->blen += (size_t)n;
-		if (j->blen < sizeof(j->buf))
-			return;
-		memcpy(&m, j->buf, sizeof(m));
-		j->blen = 0;
+	if (r == -EBADMSG || (r == 1 && (cm.type != RESTORE_MSG_ENTRY ||
+	    chan_get(&cm, &m, sizeof(m), sizeof(m)) < 0))) {
+		log_warnx("restore: child %d: a bad message on its channel",
+		    (int)j->pid);
+		return;
+	}
+	if (r == 1) {
 		if (m.idx < j->l.n && j->targets[m.idx] != NULL)
 			restore_report(j, m.idx, m.err > 0 ? EIO :
 			    m.err == INT32_MIN ? EIO : -m.err, m.owner,
@@ -603,7 +422,7 @@ restore_read(evutil_socket_t fd, short ev, void *arg)
 
 /*
  * restore-timeout ran out: the child dies of its own alarm (and of
- * SIGKILL, where it is root's), and its pipe closing ends the job.
+ * SIGKILL, where it is root's), and its channel closing ends the job.
  * Should it not die within RESTORE_KILL_GRACE (stuck where a fatal
  * signal waits), the client is told now that what is left timed out; the
  * job, and so its uid's slot, stays until the child is gone.
@@ -682,18 +501,19 @@ restore_start(struct trashd *d, const struct restore_client *cl, void *c,
 		qsort(j->ids, j->l.n, sizeof(*j->ids), restore_id_cmp);
 	}
 	j->fd = -1;
-	LIST_INSERT_HEAD(&restore_jobs, j, entry);
-	restore_njobs++;
+	LIST_INSERT_HEAD(&d->restores, j, entry);
+	d->nrestores++;
 	if ((r = trash_uid(fs, uid, &tu)) < 0)
 		goto fail;
 	keep[0] = fs->rootfd;
 	keep[1] = tu->fd;
-	if ((j->pid = child_fork("trashd-restore", 0, keep, 2, &fd)) < 0) {
+	if ((j->pid = child_fork("trashd-restore", keep, 2, &fd)) < 0) {
 		r = (int)j->pid;
 		goto fail;
 	}
 	if (j->pid == 0)
-		restore_child(j, fd, fs->rootfd, tu->fd, cr, overwrite, mask);
+		restore_child(fd, fs->rootfd, tu->fd, cr, &j->l, targets,
+		    overwrite, mask, d->conf->restore_timeout);
 	j->fd = fd;
 	j->ev = event_new(d->base, j->fd, EV_READ | EV_PERSIST, restore_read,
 	    j);
@@ -739,8 +559,7 @@ restore_stop_all(struct trashd *d)
 {
 	struct restore_job *j;
 
-	(void)d;
-	while ((j = LIST_FIRST(&restore_jobs)) != NULL) {
+	while ((j = LIST_FIRST(&d->restores)) != NULL) {
 		(void)kill(j->pid, SIGKILL);
 		j->c = NULL;
 		restore_finish(j, false);

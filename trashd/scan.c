@@ -275,7 +275,7 @@ scan_vanished(struct trashd *d, struct tfs *fs, struct entry *e)
 	int r;
 
 	/* A restore is moving it: its report records who did. */
-	if (d->entry_moving != NULL && d->entry_moving(e->id))
+	if (d->entry_moving != NULL && d->entry_moving(d, e->id))
 		return 0;
 	if ((r = index_set_state(d->db, e->id, ENTRY_RESTORED)) < 0)
 		return r;

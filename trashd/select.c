@@ -15,15 +15,15 @@
 
 /* The selection's failure to read the index, to the client. */
 static int
-control_select_fail(struct control_conn *c, int r)
+select_fail(struct control_conn *c, int r)
 {
-	control_reply_error(c, -r, "index: %s", strerror(-r));
+	conn_reply_error(c, -r, "index: %s", strerror(-r));
 	return r;
 }
 
 /* Entry @id, if it is a live one of uid @uid's trash. */
 static int
-control_select_id(struct control_conn *c, const struct proto_msg *m,
+select_id(struct control_conn *c, const struct proto_msg *m,
     uint32_t uid, struct entry_list *out, struct tfs **fsp,
     const char **base)
 {
@@ -33,30 +33,30 @@ control_select_id(struct control_conn *c, const struct proto_msg *m,
 	snprintf(c->target, sizeof(c->target), "id=%" PRId64 " uid=%u",
 	    m->num[A_ID], uid);
 	if (index_get(d->db, m->num[A_ID], &e) < 0) {
-		control_reply_error(c, ENOENT, "no entry %" PRId64,
+		conn_reply_error(c, ENOENT, "no entry %" PRId64,
 		    m->num[A_ID]);
 		return -ENOENT;
 	}
 	if (e.trash_uid != uid) {
 		entry_clear(&e);
 		if (c->peer.admin && !PROTO_HAS(m, A_UID))
-			control_reply_error(c, EPERM, "entry %" PRId64 " is "
+			conn_reply_error(c, EPERM, "entry %" PRId64 " is "
 			    "in the trash of uid %u: name that user "
 			    "explicitly", m->num[A_ID], e.trash_uid);
 		else
-			control_reply_error(c, EPERM, "entry %" PRId64 " is "
+			conn_reply_error(c, EPERM, "entry %" PRId64 " is "
 			    "not in the trash of uid %u", m->num[A_ID], uid);
 		return -EPERM;
 	}
 	if (e.state != ENTRY_TRASHED) {
-		control_reply_error(c, EALREADY, "entry %" PRId64 " is %s",
+		conn_reply_error(c, EALREADY, "entry %" PRId64 " is %s",
 		    e.id, entry_state_name(e.state));
 		entry_clear(&e);
 		return -EALREADY;
 	}
 	if ((*fsp = trash_fs(d, e.fs_id)) == NULL) {
 		entry_clear(&e);
-		control_reply_error(c, ENODEV, "its filesystem is not "
+		conn_reply_error(c, ENODEV, "its filesystem is not "
 		    "managed any more");
 		return -ENODEV;
 	}
@@ -73,7 +73,7 @@ control_select_id(struct control_conn *c, const struct proto_msg *m,
  * (@rel may be a directory), else -errno with the reply sent.
  */
 static int
-control_select_version(struct control_conn *c, const struct proto_msg *m,
+select_version(struct control_conn *c, const struct proto_msg *m,
     const struct tfs *fs, uint32_t uid, const char *rel, int64_t version,
     int64_t before, struct entry_list *out)
 {
@@ -82,7 +82,7 @@ control_select_version(struct control_conn *c, const struct proto_msg *m,
 	int r;
 
 	if ((r = index_by_path(c->d->db, fs->id, uid, rel, true, &l)) < 0)
-		return control_select_fail(c, r);
+		return select_fail(c, r);
 	/* Newest first: skip the newer ones. */
 	for (i = 0, k = 0; i < l.n; i++) {
 		if (before > 0 && l.v[i].deleted_ns >= before)
@@ -103,7 +103,7 @@ control_select_version(struct control_conn *c, const struct proto_msg *m,
 	}
 	if (l.n > 0) {
 		entry_list_free(&l);
-		control_reply_error(c, ENOENT, "%s: no such version in the "
+		conn_reply_error(c, ENOENT, "%s: no such version in the "
 		    "trash", m->str[A_PATH]);
 		return -ENOENT;
 	}
@@ -116,7 +116,7 @@ control_select_version(struct control_conn *c, const struct proto_msg *m,
  * newest of each original path.
  */
 static int
-control_select_dir(struct control_conn *c, const struct proto_msg *m,
+select_dir(struct control_conn *c, const struct proto_msg *m,
     const struct tfs *fs, uint32_t uid, const char *rel, int64_t before,
     struct entry_list *out)
 {
@@ -126,7 +126,7 @@ control_select_dir(struct control_conn *c, const struct proto_msg *m,
 	int r;
 
 	if ((r = index_by_path(c->d->db, fs->id, uid, rel, false, &l)) < 0)
-		return control_select_fail(c, r);
+		return select_fail(c, r);
 	/*
 	 * Sorted by original path, newest first within one: keep the first
 	 * of each path deleted before @before.
@@ -148,7 +148,7 @@ control_select_dir(struct control_conn *c, const struct proto_msg *m,
 	free(l.v);
 	if (out->n == 0) {
 		entry_list_free(out);
-		control_reply_error(c, ENOENT, "%s: nothing in the trash of "
+		conn_reply_error(c, ENOENT, "%s: nothing in the trash of "
 		    "uid %u was deleted from there", m->str[A_PATH], uid);
 		return -ENOENT;
 	}
@@ -164,7 +164,7 @@ control_select_dir(struct control_conn *c, const struct proto_msg *m,
  * Returns 0 or -errno with the reply sent.
  */
 int
-control_select(struct control_conn *c, const struct proto_msg *m,
+select_entries(struct control_conn *c, const struct proto_msg *m,
     uint32_t uid, struct entry_list *out, struct tfs **fsp,
     const char **base, bool *dir)
 {
@@ -180,38 +180,38 @@ control_select(struct control_conn *c, const struct proto_msg *m,
 	if (PROTO_HAS(m, A_BEFORE))
 		before = m->num[A_BEFORE];
 	if (version < 1) {
-		control_reply_error(c, EINVAL, "versions count from 1, the "
+		conn_reply_error(c, EINVAL, "versions count from 1, the "
 		    "newest");
 		return -EINVAL;
 	}
 	if (PROTO_HAS(m, A_ID) == PROTO_HAS(m, A_PATH)) {
-		control_reply_error(c, EINVAL, "name an entry by id or by "
+		conn_reply_error(c, EINVAL, "name an entry by id or by "
 		    "path");
 		return -EINVAL;
 	}
 	if (PROTO_HAS(m, A_ID))
-		return control_select_id(c, m, uid, out, fsp, base);
+		return select_id(c, m, uid, out, fsp, base);
 	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
 	c->path = m->str[A_PATH];
-	if (control_path_fs(c->d, m->str[A_PATH], fsp, &rel) < 0) {
-		control_reply_error(c, ENOENT, "%s: not on a filesystem "
+	if (trash_path_fs(c->d, m->str[A_PATH], fsp, &rel) < 0) {
+		conn_reply_error(c, ENOENT, "%s: not on a filesystem "
 		    "trashd manages", m->str[A_PATH]);
 		return -ENOENT;
 	}
 	if (trash_rel_valid(rel, true) < 0) {
-		control_reply_error(c, EINVAL, "%s: not a plain absolute "
+		conn_reply_error(c, EINVAL, "%s: not a plain absolute "
 		    "path", m->str[A_PATH]);
 		return -EINVAL;
 	}
 	*base = rel;
-	if (rel[0] != '\0' && (r = control_select_version(c, m, *fsp, uid,
+	if (rel[0] != '\0' && (r = select_version(c, m, *fsp, uid,
 	    rel, version, before, out)) != 0)
 		return r < 0 ? r : 0;
 	if (version != 1) {
-		control_reply_error(c, EINVAL, "--version picks one file, "
+		conn_reply_error(c, EINVAL, "--version picks one file, "
 		    "not a directory");
 		return -EINVAL;
 	}
 	*dir = true;
-	return control_select_dir(c, m, *fsp, uid, rel, before, out);
+	return select_dir(c, m, *fsp, uid, rel, before, out);
 }

@@ -78,7 +78,7 @@ void	 policy_stop(struct trashd *);
 void	 policy_soon(struct trashd *);
 void	 policy_next(struct trashd *);
 
-/* ---- wipeq.c: the wipe queue ---- */
+/* ---- wipeq.c: the wipe queue, the daemon's side ---- */
 int	 wipe_stage(struct trashd *, struct tfs *, const struct entry *,
 	    const char *reason);
 int	 wipe_recover(struct trashd *);
@@ -90,7 +90,27 @@ size_t	 wipe_deferred(struct trashd *, int64_t uid);
 int	 wipe_request(struct trashd *, int64_t id, int64_t actor_uid,
 	    int64_t actor_pid);
 
-/* ---- restore.c: restores as the caller, in a child process ---- */
+/* ---- wipe-worker.c: the wipe worker, "trashd-wipe" ---- */
+struct wipe_job {
+	size_t		fs;		/* index in d->fs */
+	int64_t		id;		/* 0: orphan */
+	struct ident	ident;
+	char		name[32];
+};
+
+/* The worker's one message on its channel (chan.c): a job's report. */
+#define WIPE_MSG_DONE		1
+struct wipe_msg {
+	uint32_t		job;
+	struct wipe_report	rep;
+};
+
+void	 wipe_job_run(struct trashd *, const struct wipe_opts *,
+	    const struct wipe_job *, struct wipe_report *);
+void	 wipe_worker_main(struct trashd *, const struct wipe_opts *,
+	    struct wipe_job *, size_t n, int fd) __attribute__((noreturn));
+
+/* ---- restore.c: restores as the caller, the daemon's side ---- */
 /* Who asked, as the front process read it at accept (SO_PEERCRED). */
 struct peer {
 	uid_t		 uid;
@@ -127,14 +147,29 @@ int	 restore_start(struct trashd *, const struct restore_client *,
 	    bool overwrite, mode_t umask, struct restore_job **);
 void	 restore_detach(struct restore_job *);
 void	 restore_stop_all(struct trashd *);
-size_t	 restore_running(void);
-size_t	 restore_running_uid(uid_t);
-bool	 restore_owns(int64_t id);
-int	 restore_move(int rootfd, int tudirfd, const char *name,
-	    const struct ident *, const char *target, bool overwrite,
-	    uid_t self, uid_t *owner, size_t *plen);
+size_t	 restore_running(struct trashd *);
+size_t	 restore_running_uid(struct trashd *, uid_t);
+bool	 restore_owns(struct trashd *, int64_t id);
 int	 restore_creds(const struct peer *, uint32_t uid, int tudirfd,
 	    struct creds *);
 void	 restore_creds_free(struct creds *);
+
+/* ---- restore-child.c: the restore child, "trashd-restore" ---- */
+/* The child's one message on its channel (chan.c): an entry's outcome. */
+#define RESTORE_MSG_ENTRY	1
+struct restore_msg {
+	uint32_t	 idx;
+	int32_t		 err;
+	uint32_t	 owner;		/* of a refused parent, else NO_OWNER */
+	uint32_t	 plen;		/* how much of the target names it */
+};
+#define NO_OWNER	UINT32_MAX
+
+void	 restore_child(int fd, int rootfd, int tudirfd, const struct creds *,
+	    const struct entry_list *, char *const *targets, bool overwrite,
+	    mode_t umask, int64_t timeout) __attribute__((noreturn));
+int	 restore_move(int rootfd, int tudirfd, const char *name,
+	    const struct ident *, const char *target, bool overwrite,
+	    uid_t self, uid_t *owner, size_t *plen);
 
 #endif /* TRASHD_SERVICES_H */

@@ -301,3 +301,42 @@ trash_rel_valid(const char *rel, bool empty_ok)
 		p = slash + 1;
 	}
 }
+
+/*
+ * The managed filesystem that holds absolute path @abs: the longest
+ * configured mount point that is a prefix of it, at a component boundary.
+ * *@rel is the rest, relative to that filesystem's root ("" for the root).
+ */
+int
+trash_path_fs(struct trashd *d, const char *abs, struct tfs **fsp,
+    const char **rel)
+{
+	struct tfs *best = NULL;
+	size_t i, len, blen = 0;
+	const char *p;
+
+	if (abs[0] != '/')
+		return -EINVAL;
+	for (i = 0; i < d->nfs; i++) {
+		p = d->fs[i].path;
+		len = strlen(p);
+		while (len > 1 && p[len - 1] == '/')
+			len--;
+		if (len == 1 && p[0] == '/')
+			len = 0;	/* "/" holds everything */
+		else if (strncmp(abs, p, len) != 0 ||
+		    (abs[len] != '/' && abs[len] != '\0'))
+			continue;
+		if (best == NULL || len > blen) {
+			best = &d->fs[i];
+			blen = len;
+		}
+	}
+	if (best == NULL)
+		return -ENOENT;
+	for (p = abs + blen; *p == '/'; p++)
+		;
+	*fsp = best;
+	*rel = p;
+	return 0;
+}

@@ -38,7 +38,7 @@ verb_audit(struct control_conn *c, const struct proto_msg *m)
 		f.result = m->str[A_RESULT];
 	if (PROTO_HAS(m, A_PREFIX)) {
 		if (m->str[A_PREFIX][0] != '/') {
-			control_reply_error(c, EINVAL, "a path prefix is "
+			conn_reply_error(c, EINVAL, "a path prefix is "
 			    "absolute");
 			return;
 		}
@@ -47,7 +47,7 @@ verb_audit(struct control_conn *c, const struct proto_msg *m)
 	}
 	if ((f.uid < -1 || f.uid > TRASHBIN_UID_MAX) ||
 	    (f.owner < -1 || f.owner > TRASHBIN_UID_MAX)) {
-		control_reply_error(c, EINVAL, "uid out of range");
+		conn_reply_error(c, EINVAL, "uid out of range");
 		return;
 	}
 	if (PROTO_HAS(m, A_SINCE))
@@ -61,7 +61,7 @@ verb_audit(struct control_conn *c, const struct proto_msg *m)
 	    PRId64 " action=%s result=%s", f.uid, f.owner, f.action != NULL ?
 	    "(given)" : "any", f.result != NULL ? "(given)" : "any");
 	if ((r = audit_search(c->d, &f, &rows, &n)) < 0) {
-		control_reply_error(c, -r, "index: %s", strerror(-r));
+		conn_reply_error(c, -r, "index: %s", strerror(-r));
 		return;
 	}
 	b = xmalloc(sizeof(*b));
@@ -85,11 +85,11 @@ verb_audit(struct control_conn *c, const struct proto_msg *m)
 		proto_str(b, A_PATH, rows[i].path);
 		proto_str(b, A_NAME, rows[i].name);
 		proto_str(b, A_TARGET, rows[i].detail);
-		control_send(c, b);
+		conn_send(c, b);
 	}
 	audit_rows_free(rows, n);
 	proto_init(b, MSG_OK);
 	proto_num(b, A_COUNT, (int64_t)n);
-	control_reply_ok(c, b);
+	conn_reply_ok(c, b);
 	free(b);
 }

@@ -28,7 +28,7 @@
  * A dry run walks the same selection, the same way, and sends each entry
  * instead of purging it: what it shows is what the empty would take.
  */
-struct control_empty {
+struct verb_empty_state {
 	struct event		*ev;
 	size_t			 fsi;	/* d->fs[fsi] */
 	struct index_filter	 f;	/* its cursor */
@@ -37,9 +37,9 @@ struct control_empty {
 };
 
 static void
-control_empty_free(struct control_conn *c)
+verb_empty_free(struct control_conn *c)
 {
-	struct control_empty *z = c->vstate;
+	struct verb_empty_state *z = c->vstate;
 
 	event_free(z->ev);
 	free(z);
@@ -49,14 +49,14 @@ control_empty_free(struct control_conn *c)
 
 /* A dry run's step: the entries that would go, as a list shows them. */
 static void
-control_empty_dry(struct control_conn *c, const struct entry_list *l)
+verb_empty_dry(struct control_conn *c, const struct entry_list *l)
 {
-	struct control_empty *z = c->vstate;
+	struct verb_empty_state *z = c->vstate;
 	struct proto_buf *b = xmalloc(sizeof(*b));
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
-		control_entry_msg(c, b, &l->v[i]);
+		conn_entry_msg(c, b, &l->v[i]);
 		z->done++;
 		z->bytes += l->v[i].size;
 	}
@@ -65,25 +65,25 @@ control_empty_dry(struct control_conn *c, const struct entry_list *l)
 
 /* One entry purged, or not: counted, a failure told. */
 static void
-control_empty_done(void *arg, const struct entry *e, int r)
+verb_empty_done(void *arg, const struct entry *e, int r)
 {
 	struct control_conn *c = arg;
-	struct control_empty *z = c->vstate;
+	struct verb_empty_state *z = c->vstate;
 
 	if (r == 0) {
 		z->done++;
 		z->bytes += e->size;
 	} else {
 		z->failed++;
-		control_result_msg(c, e, -r, strerror(-r));
+		conn_result_msg(c, e, -r, strerror(-r));
 	}
 }
 
 /* One step; true when the trash is empty (or cannot be emptied more). */
 static bool
-control_empty_step(struct control_conn *c)
+verb_empty_step(struct control_conn *c)
 {
-	struct control_empty *z = c->vstate;
+	struct verb_empty_state *z = c->vstate;
 	struct trashd *d = c->d;
 	struct entry_list l = { 0 };
 	int r;
@@ -102,11 +102,11 @@ control_empty_step(struct control_conn *c)
 			continue;
 		}
 		if (z->dry) {
-			control_empty_dry(c, &l);
+			verb_empty_dry(c, &l);
 			goto next;
 		}
 		policy_purge_list(d, &d->fs[z->fsi], &l, "empty", c->peer.uid,
-		    c->peer.pid, control_empty_done, c);
+		    c->peer.pid, verb_empty_done, c);
 next:
 		z->f.after = true;
 		z->f.after_ns = l.v[l.n - 1].deleted_ns;
@@ -118,11 +118,11 @@ next:
 }
 
 static void
-control_empty_turn(evutil_socket_t fd, short ev, void *arg)
+verb_empty_turn(evutil_socket_t fd, short ev, void *arg)
 {
 	static const struct timeval now = { 0, 0 }, later = { 0, 10000 };
 	struct control_conn *c = arg;
-	struct control_empty *z = c->vstate;
+	struct verb_empty_state *z = c->vstate;
 	struct proto_buf *b;
 
 	(void)fd;
@@ -133,7 +133,7 @@ control_empty_turn(evutil_socket_t fd, short ev, void *arg)
 		evtimer_add(z->ev, &later);
 		return;
 	}
-	if (!control_empty_step(c)) {
+	if (!verb_empty_step(c)) {
 		evtimer_add(z->ev, &now);
 		return;
 	}
@@ -152,15 +152,15 @@ control_empty_turn(evutil_socket_t fd, short ev, void *arg)
 	}
 	proto_num(b, A_FAILED, z->failed);
 	proto_num(b, A_BYTES, z->bytes);
-	control_reply_ok(c, b);
+	conn_reply_ok(c, b);
 	free(b);
-	control_empty_free(c);
-	control_audit(c, "empty");
-	control_request_done(c);
+	verb_empty_free(c);
+	conn_audit(c, "empty");
+	conn_request_done(c);
 }
 
-static const struct verb_ops control_empty_ops = {
-	.free = control_empty_free,
+static const struct verb_ops verb_empty_ops = {
+	.free = verb_empty_free,
 	.audits_at_end = true,
 };
 
@@ -168,17 +168,17 @@ void
 verb_empty(struct control_conn *c, const struct proto_msg *m)
 {
 	static const struct timeval now = { 0, 0 };
-	struct control_empty *z;
+	struct verb_empty_state *z;
 	uint32_t uid;
 
-	if (control_target_uid(c, m, &uid) < 0)
+	if (conn_target_uid(c, m, &uid) < 0)
 		return;
 	z = xcalloc(1, sizeof(*z));
 	z->f.uid = uid;
 	z->f.states = ENTRY_LIVE;
 	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
 	if (PROTO_HAS(m, A_ALL) && m->num[A_ALL]) {
-		if (control_need_admin(c) < 0) {
+		if (conn_need_admin(c) < 0) {
 			free(z);
 			return;
 		}
@@ -196,10 +196,10 @@ verb_empty(struct control_conn *c, const struct proto_msg *m)
 	if (z->dry)
 		snprintf(c->target + strlen(c->target), sizeof(c->target) -
 		    strlen(c->target), " dry-run");
-	if ((z->ev = evtimer_new(c->d->base, control_empty_turn, c)) == NULL)
+	if ((z->ev = evtimer_new(c->d->base, verb_empty_turn, c)) == NULL)
 		fatalx("control: cannot add the empty timer");
 	c->vstate = z;
-	c->vops = &control_empty_ops;
+	c->vops = &verb_empty_ops;
 	/* From the loop, the first step too; audited when it is over. */
 	evtimer_add(z->ev, &now);
 }

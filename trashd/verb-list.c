@@ -22,7 +22,7 @@
  * the client has taken most of the one before: the daemon holds one page
  * and a bounded output buffer, however long the list.
  */
-struct control_list {
+struct verb_list_state {
 	struct index_filter	 f;
 	char			*prefix;
 	int64_t			 left;		/* entries still to send, -1: all */
@@ -31,9 +31,9 @@ struct control_list {
 };
 
 static void
-control_list_free(struct control_conn *c)
+verb_list_free(struct control_conn *c)
 {
-	struct control_list *l = c->vstate;
+	struct verb_list_state *l = c->vstate;
 
 	free(l->prefix);
 	free(l);
@@ -47,9 +47,9 @@ control_list_free(struct control_conn *c)
  * True: the reply is complete (or cannot be) and the list is freed.
  */
 static bool
-control_list_more(struct control_conn *c)
+verb_list_more(struct control_conn *c)
 {
-	struct control_list *l = c->vstate;
+	struct verb_list_state *l = c->vstate;
 	struct evbuffer *out = bufferevent_get_output(c->bev);
 	struct proto_buf *b;
 	struct entry_list page;
@@ -64,13 +64,13 @@ control_list_more(struct control_conn *c)
 		    (size_t)l->left : CONTROL_LIST_PAGE;
 		if ((r = index_list(c->d->db, &l->f, &page)) < 0) {
 			/* Entries went out; the error ends the reply. */
-			control_reply_error(c, -r, "index: %s", strerror(-r));
+			conn_reply_error(c, -r, "index: %s", strerror(-r));
 			free(b);
-			control_list_free(c);
+			verb_list_free(c);
 			return true;
 		}
 		for (i = 0; i < page.n; i++) {
-			control_entry_msg(c, b, &page.v[i]);
+			conn_entry_msg(c, b, &page.v[i]);
 			l->bytes += page.v[i].size;
 			l->count++;
 		}
@@ -90,31 +90,31 @@ control_list_more(struct control_conn *c)
 		proto_init(b, MSG_OK);
 		proto_num(b, A_COUNT, l->count);
 		proto_num(b, A_BYTES, l->bytes);
-		control_send(c, b);
+		conn_send(c, b);
 	}
 	free(b);
 	if (done || c->closing) {
-		control_list_free(c);
+		verb_list_free(c);
 		return true;
 	}
 	return false;
 }
 
 static const struct verb_ops control_list_ops = {
-	.more = control_list_more,
-	.free = control_list_free,
+	.more = verb_list_more,
+	.free = verb_list_free,
 };
 
 void
 verb_list(struct control_conn *c, const struct proto_msg *m)
 {
-	struct control_list *l;
+	struct verb_list_state *l;
 	struct tfs *fs = NULL;
 	const char *rel = NULL;
 	uint32_t uid;
 	int r;
 
-	if (control_target_uid(c, m, &uid) < 0)
+	if (conn_target_uid(c, m, &uid) < 0)
 		return;
 	l = xcalloc(1, sizeof(*l));
 	l->f.fs_id = -1;
@@ -123,15 +123,15 @@ verb_list(struct control_conn *c, const struct proto_msg *m)
 	l->left = -1;
 	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
 	if (PROTO_HAS(m, A_ALL) && m->num[A_ALL]) {
-		if (control_need_admin(c) < 0)
+		if (conn_need_admin(c) < 0)
 			goto fail;
 		l->f.uid = -1;
 		c->trash_uid = -1;
 		snprintf(c->target, sizeof(c->target), "uid=all");
 	}
 	if (PROTO_HAS(m, A_PREFIX) &&
-	    control_path_fs(c->d, m->str[A_PREFIX], &fs, &rel) < 0) {
-		control_reply_error(c, ENOENT, "%s: not on a filesystem "
+	    trash_path_fs(c->d, m->str[A_PREFIX], &fs, &rel) < 0) {
+		conn_reply_error(c, ENOENT, "%s: not on a filesystem "
 		    "trashd manages", m->str[A_PREFIX]);
 		goto fail;
 	}
@@ -155,7 +155,7 @@ verb_list(struct control_conn *c, const struct proto_msg *m)
 		if (r == 0) {
 			l->f.after = true;
 		} else if (r != -ENOENT) {
-			control_reply_error(c, -r, "index: %s", strerror(-r));
+			conn_reply_error(c, -r, "index: %s", strerror(-r));
 			goto fail;
 		}
 	}
@@ -165,7 +165,7 @@ verb_list(struct control_conn *c, const struct proto_msg *m)
 	/* The write callback runs when the output falls to the low mark. */
 	bufferevent_setwatermark(c->bev, EV_WRITE, CONTROL_LIST_LOW, 0);
 	/* Done at once: control_dispatch() ends the request. */
-	(void)control_list_more(c);
+	(void)verb_list_more(c);
 	return;
 fail:
 	free(l->prefix);

@@ -20,7 +20,7 @@
  * set) of @fs (NULL: every filesystem) with @with_wm.
  */
 static void
-control_policy_msg(struct control_conn *c, int kind, int64_t xid,
+verb_policy_msg(struct control_conn *c, int kind, int64_t xid,
     const struct policy *p, bool with_wm, const struct tfs *fs, int64_t wm)
 {
 	struct proto_buf *b = xmalloc(sizeof(*b));
@@ -40,7 +40,7 @@ control_policy_msg(struct control_conn *c, int kind, int64_t xid,
 			proto_str(b, A_FS, fs->path);
 		proto_num(b, A_WATERMARK, wm);
 	}
-	control_send(c, b);
+	conn_send(c, b);
 	free(b);
 }
 
@@ -49,7 +49,7 @@ control_policy_msg(struct control_conn *c, int kind, int64_t xid,
  * file's, each with its watermarks; the first set of these wins.
  */
 static int
-control_policy_defaults(struct control_conn *c)
+verb_policy_defaults(struct control_conn *c)
 {
 	struct trashd *d = c->d;
 	struct policy p = { -1, -1, "", "" };
@@ -58,16 +58,16 @@ control_policy_defaults(struct control_conn *c)
 
 	if ((r = policy_get(d, POLICY_DEFAULT, 0, &p)) < 0 && r != -ENOENT)
 		return r;
-	control_policy_msg(c, PROTO_KIND_DEFAULT, -1, &p, false, NULL, 0);
+	verb_policy_msg(c, PROTO_KIND_DEFAULT, -1, &p, false, NULL, 0);
 	if ((r = policy_get_watermark(d, 0, &wm)) < 0 && r != -ENOENT)
 		return r;
-	control_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL, true, NULL,
+	verb_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL, true, NULL,
 	    r == 0 ? wm : -1);
 	for (i = 0; i < d->nfs; i++) {
 		if ((r = policy_get_watermark(d, d->fs[i].id, &wm)) < 0 &&
 		    r != -ENOENT)
 			return r;
-		control_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL, true,
+		verb_policy_msg(c, PROTO_KIND_DEFAULT, -1, NULL, true,
 		    &d->fs[i], r == 0 ? wm : -1);
 	}
 	/* trashd.conf's, as written there (config_keep_text()). */
@@ -77,22 +77,22 @@ control_policy_defaults(struct control_conn *c)
 	    d->conf->quota_text);
 	snprintf(p.retention_text, sizeof(p.retention_text), "%s",
 	    d->conf->retention_text);
-	control_policy_msg(c, PROTO_KIND_CONFIG, -1, &p, false, NULL, 0);
+	verb_policy_msg(c, PROTO_KIND_CONFIG, -1, &p, false, NULL, 0);
 	for (i = 0; i < d->nfs; i++)
-		control_policy_msg(c, PROTO_KIND_CONFIG, -1, NULL, true,
+		verb_policy_msg(c, PROTO_KIND_CONFIG, -1, NULL, true,
 		    &d->fs[i], d->fs[i].watermark);
 	return 0;
 }
 
 static int
-control_policy_kind(struct control_conn *c, const struct proto_msg *m,
+verb_policy_kind(struct control_conn *c, const struct proto_msg *m,
     enum policy_kind *kind, uint32_t *xid)
 {
 	int64_t k = m->num[A_KIND];
 
 	if (k != PROTO_KIND_USER && k != PROTO_KIND_GROUP &&
 	    k != PROTO_KIND_DEFAULT) {
-		control_reply_error(c, EINVAL, "unknown policy kind");
+		conn_reply_error(c, EINVAL, "unknown policy kind");
 		return -EINVAL;
 	}
 	snprintf(c->target, sizeof(c->target), "%s",
@@ -102,7 +102,7 @@ control_policy_kind(struct control_conn *c, const struct proto_msg *m,
 		return 1;
 	if (!PROTO_HAS(m, A_XID) || m->num[A_XID] < 0 ||
 	    m->num[A_XID] > TRASHBIN_UID_MAX) {
-		control_reply_error(c, EINVAL, "a policy of a %s needs its id",
+		conn_reply_error(c, EINVAL, "a policy of a %s needs its id",
 		    c->target);
 		return -EINVAL;
 	}
@@ -123,34 +123,34 @@ verb_policy_get(struct control_conn *c, const struct proto_msg *m)
 	uint32_t xid = 0;
 	int r;
 
-	if ((r = control_policy_kind(c, m, &kind, &xid)) < 0)
+	if ((r = verb_policy_kind(c, m, &kind, &xid)) < 0)
 		return;
 	if (r == 1)
-		r = control_policy_defaults(c);
+		r = verb_policy_defaults(c);
 	else if ((r = policy_get(d, kind, xid, &p)) == 0 || r == -ENOENT)
-		control_policy_msg(c, (int)m->num[A_KIND], xid, &p, false,
+		verb_policy_msg(c, (int)m->num[A_KIND], xid, &p, false,
 		    NULL, 0);
 	if (r < 0 && r != -ENOENT) {
-		control_reply_error(c, -r, "index: %s", strerror(-r));
+		conn_reply_error(c, -r, "index: %s", strerror(-r));
 		return;
 	}
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_OK);
-	control_reply_ok(c, b);
+	conn_reply_ok(c, b);
 	free(b);
 }
 
 /* The filesystem a watermark is set for: A_FS's, or NULL for all. */
 static int
-control_policy_wm_fs(struct control_conn *c, const struct proto_msg *m,
+verb_policy_wm_fs(struct control_conn *c, const struct proto_msg *m,
     struct tfs **fsp)
 {
 	const char *rel;
 
 	*fsp = NULL;
-	if (PROTO_HAS(m, A_FS) && (control_path_fs(c->d, m->str[A_FS], fsp,
+	if (PROTO_HAS(m, A_FS) && (trash_path_fs(c->d, m->str[A_FS], fsp,
 	    &rel) < 0 || rel[0] != '\0')) {
-		control_reply_error(c, ENOENT, "%s: not a filesystem trashd "
+		conn_reply_error(c, ENOENT, "%s: not a filesystem trashd "
 		    "manages", m->str[A_FS]);
 		return -ENOENT;
 	}
@@ -167,7 +167,7 @@ control_policy_wm_fs(struct control_conn *c, const struct proto_msg *m,
  * -EINVAL with the reply sent.
  */
 static int
-control_policy_text(struct control_conn *c, const struct proto_msg *m,
+verb_policy_text(struct control_conn *c, const struct proto_msg *m,
     int num, int text, char *out)
 {
 	const char *s = m->str[text], *why = "";
@@ -179,7 +179,7 @@ control_policy_text(struct control_conn *c, const struct proto_msg *m,
 	if (s == NULL)
 		return 0;
 	if (!PROTO_HAS(m, num) || m->num[num] < 0) {
-		control_reply_error(c, EINVAL, "%s: a text without its value",
+		conn_reply_error(c, EINVAL, "%s: a text without its value",
 		    proto_attr_name(text));
 		return -EINVAL;
 	}
@@ -192,7 +192,7 @@ control_policy_text(struct control_conn *c, const struct proto_msg *m,
 	}
 	/* PROTO_TEXT_MAX, which clients keep to, fits POLICY_TEXT_MAX. */
 	if (r < 0 || v != m->num[num] || strlen(s) >= POLICY_TEXT_MAX) {
-		control_reply_error(c, EINVAL, "%s does not say the %s given",
+		conn_reply_error(c, EINVAL, "%s does not say the %s given",
 		    proto_attr_name(text), proto_attr_name(num));
 		return -EINVAL;
 	}
@@ -216,7 +216,7 @@ verb_policy_set(struct control_conn *c, const struct proto_msg *m)
 	uint32_t xid = 0;
 	int r;
 
-	if ((r = control_policy_kind(c, m, &ch.kind, &xid)) < 0)
+	if ((r = verb_policy_kind(c, m, &ch.kind, &xid)) < 0)
 		return;
 	if (r == 1)
 		ch.kind = POLICY_DEFAULT;
@@ -226,12 +226,12 @@ verb_policy_set(struct control_conn *c, const struct proto_msg *m)
 	ch.watermark = PROTO_HAS(m, A_WATERMARK);
 	if ((ch.watermark || PROTO_HAS(m, A_FS)) &&
 	    ch.kind != POLICY_DEFAULT) {
-		control_reply_error(c, EINVAL, "watermarks are per "
+		conn_reply_error(c, EINVAL, "watermarks are per "
 		    "filesystem: set them with the default policy");
 		return;
 	}
 	if (!ch.quota && !ch.retention && !ch.watermark) {
-		control_reply_error(c, EINVAL, "nothing to set");
+		conn_reply_error(c, EINVAL, "nothing to set");
 		return;
 	}
 	if ((ch.quota && m->num[A_QUOTA] < -1) ||
@@ -239,14 +239,14 @@ verb_policy_set(struct control_conn *c, const struct proto_msg *m)
 	    m->num[A_RETENTION] > INT64_MAX / NSEC_PER_SEC)) ||
 	    (ch.watermark && (m->num[A_WATERMARK] < -1 ||
 	    m->num[A_WATERMARK] > 100))) {
-		control_reply_error(c, EINVAL, "value out of range");
+		conn_reply_error(c, EINVAL, "value out of range");
 		return;
 	}
-	if (control_policy_text(c, m, A_QUOTA, A_QUOTA_TEXT, qtext) < 0 ||
-	    control_policy_text(c, m, A_RETENTION, A_RETENTION_TEXT,
+	if (verb_policy_text(c, m, A_QUOTA, A_QUOTA_TEXT, qtext) < 0 ||
+	    verb_policy_text(c, m, A_RETENTION, A_RETENTION_TEXT,
 	    rtext) < 0)
 		return;
-	if (ch.watermark && control_policy_wm_fs(c, m, &fs) < 0)
+	if (ch.watermark && verb_policy_wm_fs(c, m, &fs) < 0)
 		return;
 	ch.quota_v = ch.quota ? m->num[A_QUOTA] : -1;
 	ch.retention_v = ch.retention ? m->num[A_RETENTION] : -1;
@@ -255,7 +255,7 @@ verb_policy_set(struct control_conn *c, const struct proto_msg *m)
 	ch.wm_fs = fs;
 	ch.wm = ch.watermark ? (int)m->num[A_WATERMARK] : 0;
 	if ((r = policy_change(c->d, &ch, &p)) < 0) {
-		control_reply_error(c, -r, "cannot set the policy: %s",
+		conn_reply_error(c, -r, "cannot set the policy: %s",
 		    strerror(-r));
 		return;
 	}
@@ -267,11 +267,11 @@ verb_policy_set(struct control_conn *c, const struct proto_msg *m)
 		snprintf(c->result + strlen(c->result), sizeof(c->result) -
 		    strlen(c->result), " quota=%" PRId64 " retention=%"
 		    PRId64, p.quota, p.retention);
-	control_policy_msg(c, (int)m->num[A_KIND], ch.kind == POLICY_DEFAULT ?
+	verb_policy_msg(c, (int)m->num[A_KIND], ch.kind == POLICY_DEFAULT ?
 	    -1 : (int64_t)xid, ch.quota || ch.retention ? &p : NULL,
 	    ch.watermark, fs, ch.watermark ? m->num[A_WATERMARK] : 0);
 	b = xmalloc(sizeof(*b));
 	proto_init(b, MSG_OK);
-	control_reply_ok(c, b);
+	conn_reply_ok(c, b);
 	free(b);
 }

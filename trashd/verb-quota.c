@@ -14,7 +14,7 @@
 #include "verb.h"
 
 static void
-control_usage_msg(struct control_conn *c, struct proto_buf *b,
+verb_quota_msg(struct control_conn *c, struct proto_buf *b,
     const struct tfs *fs, const struct usage *u)
 {
 	struct policy p;
@@ -30,7 +30,7 @@ control_usage_msg(struct control_conn *c, struct proto_buf *b,
 		proto_str(b, A_QUOTA_TEXT, p.quota_text);
 		proto_str(b, A_RETENTION_TEXT, p.retention_text);
 	}
-	control_send(c, b);
+	conn_send(c, b);
 }
 
 void
@@ -43,11 +43,11 @@ verb_quota(struct control_conn *c, const struct proto_msg *m)
 	uint32_t uid;
 	int r;
 
-	if (control_target_uid(c, m, &uid) < 0)
+	if (conn_target_uid(c, m, &uid) < 0)
 		return;
 	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
 	if (PROTO_HAS(m, A_ALL) && m->num[A_ALL] &&
-	    control_need_admin(c) < 0)
+	    conn_need_admin(c) < 0)
 		return;
 	b = xmalloc(sizeof(*b));
 	for (i = 0; i < d->nfs; i++) {
@@ -58,19 +58,19 @@ verb_quota(struct control_conn *c, const struct proto_msg *m)
 			    &n)) < 0)
 				goto fail;
 			for (j = 0; j < n; j++)
-				control_usage_msg(c, b, &d->fs[i], &all[j]);
+				verb_quota_msg(c, b, &d->fs[i], &all[j]);
 			free(all);
 			continue;
 		}
 		if ((r = index_usage(d->db, d->fs[i].id, uid, &u)) < 0)
 			goto fail;
-		control_usage_msg(c, b, &d->fs[i], &u);
+		verb_quota_msg(c, b, &d->fs[i], &u);
 	}
 	proto_init(b, MSG_OK);
-	control_reply_ok(c, b);
+	conn_reply_ok(c, b);
 	free(b);
 	return;
 fail:
-	control_reply_error(c, -r, "index: %s", strerror(-r));
+	conn_reply_error(c, -r, "index: %s", strerror(-r));
 	free(b);
 }

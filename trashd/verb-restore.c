@@ -22,7 +22,7 @@
 
 /* Where entry @e goes: its original path, or under --to. */
 static char *
-control_target(const struct entry *e, const char *base, bool dir,
+verb_restore_target(const struct entry *e, const char *base, bool dir,
     const char *to)
 {
 	const char *tail;
@@ -46,20 +46,20 @@ control_target(const struct entry *e, const char *base, bool dir,
 
 /* A restore's replies, to the connection it was started for. */
 static void
-control_restore_send(void *c, struct proto_buf *b)
+verb_restore_send(void *c, struct proto_buf *b)
 {
-	control_send(c, b);
+	conn_send(c, b);
 }
 
 static void
-control_restore_done(void *c)
+verb_restore_done(void *c)
 {
-	control_request_done(c);
+	conn_request_done(c);
 }
 
 static const struct restore_client control_restore_client = {
-	.send = control_restore_send,
-	.done = control_restore_done,
+	.send = verb_restore_send,
+	.done = verb_restore_done,
 };
 
 
@@ -79,41 +79,41 @@ verb_restore(struct control_conn *c, const struct proto_msg *m)
 	size_t i, n;
 	int r;
 
-	if (control_target_uid(c, m, &uid) < 0)
+	if (conn_target_uid(c, m, &uid) < 0)
 		return;
 	/*
 	 * Acting for root would be root's rights at the destination (write
 	 * anywhere, replace anything): the admin group is no way to root.
 	 */
 	if (uid == 0 && c->peer.uid != 0) {
-		control_reply_error(c, EPERM, "root's trash is restored by "
+		conn_reply_error(c, EPERM, "root's trash is restored by "
 		    "root alone: for root, an admin would write as root");
 		return;
 	}
 	/* A user whose restores hang holds their own slots, not others'. */
-	if ((n = restore_running_uid(c->peer.uid)) >= d->conf->restore_max) {
-		control_reply_error(c, EBUSY, "busy: you have %zu restore%s "
+	if ((n = restore_running_uid(d, c->peer.uid)) >= d->conf->restore_max) {
+		conn_reply_error(c, EBUSY, "busy: you have %zu restore%s "
 		    "running (at most %u at once); try again when one ends",
 		    n, n == 1 ? "" : "s", d->conf->restore_max);
 		return;
 	}
-	if (restore_running() >= CONTROL_RESTORES_MAX) {
-		control_reply_error(c, EBUSY, "too many restores running; "
+	if (restore_running(d) >= CONTROL_RESTORES_MAX) {
+		conn_reply_error(c, EBUSY, "too many restores running; "
 		    "try again");
 		return;
 	}
-	if (control_select(c, m, uid, &l, &fs, &base, &dir) < 0)
+	if (select_entries(c, m, uid, &l, &fs, &base, &dir) < 0)
 		return;
 	if (PROTO_HAS(m, A_TO)) {
-		if (control_path_fs(d, m->str[A_TO], &tofs, &to) < 0 ||
+		if (trash_path_fs(d, m->str[A_TO], &tofs, &to) < 0 ||
 		    tofs != fs) {
-			control_reply_error(c, EXDEV, "%s: not on the "
+			conn_reply_error(c, EXDEV, "%s: not on the "
 			    "filesystem of the entries (%s)", m->str[A_TO],
 			    fs->path);
 			goto out;
 		}
 		if (trash_rel_valid(to, dir) < 0) {
-			control_reply_error(c, EINVAL, "%s: not a plain "
+			conn_reply_error(c, EINVAL, "%s: not a plain "
 			    "absolute path", m->str[A_TO]);
 			goto out;
 		}
@@ -130,18 +130,18 @@ verb_restore(struct control_conn *c, const struct proto_msg *m)
 	if (uid != c->peer.uid)
 		mask = 077;
 	if ((r = trash_uid(fs, uid, &tu)) < 0) {
-		control_reply_error(c, -r, "%s/%s/%u: %s", fs->path,
+		conn_reply_error(c, -r, "%s/%s/%u: %s", fs->path,
 		    TRASHBIN_DIR, uid, strerror(-r));
 		goto out;
 	}
 	if ((r = restore_creds(&c->peer, uid, tu->fd, &cr)) < 0) {
-		control_reply_error(c, -r, "cannot take the credentials of "
+		conn_reply_error(c, -r, "cannot take the credentials of "
 		    "uid %u: %s", uid, strerror(-r));
 		goto out;
 	}
 	targets = xcalloc(l.n, sizeof(*targets));
 	for (i = 0; i < l.n; i++)
-		targets[i] = control_target(&l.v[i], base, dir, to);
+		targets[i] = verb_restore_target(&l.v[i], base, dir, to);
 	snprintf(c->result, sizeof(c->result), "ok: %zu entr%s, as uid %u%s",
 	    l.n, l.n == 1 ? "y" : "ies", uid, uid != c->peer.uid ?
 	    " (on behalf)" : "");
@@ -154,7 +154,7 @@ verb_restore(struct control_conn *c, const struct proto_msg *m)
 	if (r < 0) {
 		c->busy = false;
 		c->result[0] = '\0';
-		control_reply_error(c, -r, "cannot start the restore: %s",
+		conn_reply_error(c, -r, "cannot start the restore: %s",
 		    strerror(-r));
 	}
 out:

@@ -43,7 +43,7 @@ verb_status(struct control_conn *c, const struct proto_msg *m)
 			count += u.count;
 			bytes += u.bytes;
 		}
-		control_send(c, b);
+		conn_send(c, b);
 	}
 	proto_init(b, MSG_OK);
 	proto_str(b, A_SERVER, "trashd " TRASHBIN_VERSION);
@@ -61,6 +61,6 @@ verb_status(struct control_conn *c, const struct proto_msg *m)
 		    "open", n, n == 1 ? "y" : "ies");
 		proto_str(b, A_MESSAGE, msg);
 	}
-	control_reply_ok(c, b);
+	conn_reply_ok(c, b);
 	free(b);
 }

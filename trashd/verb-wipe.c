@@ -25,15 +25,15 @@ verb_wipe(struct control_conn *c, const struct proto_msg *m)
 	bool dir;
 	int r;
 
-	if (control_target_uid(c, m, &uid) < 0)
+	if (conn_target_uid(c, m, &uid) < 0)
 		return;
-	if (control_select(c, m, uid, &l, &fs, &base, &dir) < 0)
+	if (select_entries(c, m, uid, &l, &fs, &base, &dir) < 0)
 		return;
 	for (i = 0; i < l.n; i++) {
 		r = wipe_request(c->d, l.v[i].id, c->peer.uid, c->peer.pid);
 		if (r < 0)
 			failed++;
-		control_result_msg(c, &l.v[i], -r, r == 0 ? "queued for "
+		conn_result_msg(c, &l.v[i], -r, r == 0 ? "queued for "
 		    "wiping" : strerror(-r));
 	}
 	snprintf(c->result, sizeof(c->result), "ok: %zu queued, %zu failed",
@@ -42,7 +42,7 @@ verb_wipe(struct control_conn *c, const struct proto_msg *m)
 	proto_init(b, MSG_OK);
 	proto_num(b, A_DONE, (int64_t)(l.n - failed));
 	proto_num(b, A_FAILED, (int64_t)failed);
-	control_reply_ok(c, b);
+	conn_reply_ok(c, b);
 	free(b);
 	entry_list_free(&l);
 }

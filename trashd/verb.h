@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The front's lower half: a client's connection and how it is answered
- * (conn.c), the entries a request names (select.c), and the requests,
- * one file each (verb-*.c), as trashctl has one file per command.  control.c, above, reads the requests off the
- * socket and calls a verb from its table; nothing here calls it.
+ * (conn.c, conn_*()), the entries a request names (select.c,
+ * select_*()), and the requests, one file each (verb-*.c, verb_*()), as
+ * trashctl has one file per command.  control.c, above, reads the
+ * requests off the socket and calls a verb from its table; nothing here
+ * calls it.
  *
  * A handler replies and returns, or leaves work that ends the request
  * later: a restore (c->job, restore.c calls back), or state of its own
@@ -72,31 +74,29 @@ struct control {
 };
 
 /* conn.c: a connection's life and its replies. */
-struct timeval control_timeout(const struct trashd *);
-int	 control_path_fs(struct trashd *, const char *abs, struct tfs **,
-	    const char **rel);
-void	 control_send(struct control_conn *, struct proto_buf *);
-void	 control_reply_error(struct control_conn *, int err,
+struct timeval conn_timeout(const struct trashd *);
+void	 conn_send(struct control_conn *, struct proto_buf *);
+void	 conn_reply_error(struct control_conn *, int err,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void	 control_reply_ok(struct control_conn *, struct proto_buf *);
-void	 control_request_done(struct control_conn *);
-void	 control_close_soon(struct control_conn *);
-void	 control_conn_free(struct control_conn *);
-void	 control_deadline(evutil_socket_t, short, void *);
-void	 control_arm(struct control_conn *);
-void	 control_verb_free(struct control_conn *);
-void	 control_audit(struct control_conn *, const char *verb);
-int	 control_target_uid(struct control_conn *, const struct proto_msg *,
+void	 conn_reply_ok(struct control_conn *, struct proto_buf *);
+void	 conn_request_done(struct control_conn *);
+void	 conn_close_soon(struct control_conn *);
+void	 conn_free(struct control_conn *);
+void	 conn_deadline(evutil_socket_t, short, void *);
+void	 conn_arm(struct control_conn *);
+void	 conn_verb_free(struct control_conn *);
+void	 conn_audit(struct control_conn *, const char *verb);
+int	 conn_target_uid(struct control_conn *, const struct proto_msg *,
 	    uint32_t *uid);
-int	 control_need_admin(struct control_conn *);
-void	 control_entry_msg(struct control_conn *, struct proto_buf *,
+int	 conn_need_admin(struct control_conn *);
+void	 conn_entry_msg(struct control_conn *, struct proto_buf *,
 	    const struct entry *);
-void	 control_result_msg(struct control_conn *, const struct entry *,
+void	 conn_result_msg(struct control_conn *, const struct entry *,
 	    int err, const char *msg);
 
 /* select.c: the entries a restore or a wipe names; the reply sent on
  * failure. */
-int	 control_select(struct control_conn *, const struct proto_msg *,
+int	 select_entries(struct control_conn *, const struct proto_msg *,
 	    uint32_t uid, struct entry_list *, struct tfs **,
 	    const char **base, bool *dir);
 

@@ -5,11 +5,11 @@
  * An entry is first moved into /.trash/.wipe (root, 0700) under its row id,
  * so no user can reach it, and only then marked "wiping": .wipe is the
  * durable queue, and everything in it is wiped again after a crash.
- * The overwriting itself (wipe.c) runs in a forked worker that only does
- * file I/O: the daemon keeps serving, and the worker never touches the
- * database.  It keeps only its own fds and capabilities
- * (wipe_worker_sandbox()).  An entry still open elsewhere is deferred and
- * retried; each wipe's outcome is recorded in the index and the audit.
+ * The overwriting itself (wipe.c) runs in a forked worker (wipe-worker.c)
+ * that only does file I/O: the daemon keeps serving, and the worker never
+ * touches the database.  It reports each job on its channel (chan.c).  An
+ * entry still open elsewhere is deferred and retried; each wipe's outcome
+ * is recorded here, in the index and the audit.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,11 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include "services.h"
@@ -36,19 +33,6 @@
  */
 #define WIPE_RETRY_MAX		30
 
-struct wipe_job {
-	size_t		fs;		/* index in d->fs */
-	int64_t		id;		/* 0: orphan */
-	struct ident	ident;
-	char		name[32];
-};
-
-/* What the worker sends back per job; far below PIPE_BUF: atomic. */
-struct wipe_msg {
-	uint32_t		job;
-	struct wipe_report	rep;
-};
-
 struct wipe_worker {
 	pid_t		 pid;
 	int		 fd;
@@ -57,8 +41,6 @@ struct wipe_worker {
 	size_t		 njobs;
 	size_t		 done;
 	bool		 again;
-	char		 buf[sizeof(struct wipe_msg)];
-	size_t		 len;
 };
 
 static int
@@ -439,21 +421,6 @@ wipe_recover(struct trashd *d)
 	return r;
 }
 
-static void
-wipe_run_job(struct trashd *d, const struct wipe_opts *o,
-    const struct wipe_job *j, struct wipe_report *rep)
-{
-	struct tfs *fs = &d->fs[j->fs];
-	int r;
-
-	r = wipe_file(fs->wipefd, j->name, j->id ? &j->ident : NULL,
-	    fs->promises, fs->rootfd, o, rep);
-	if (r == -ESTALE)
-		/* Not the entry's inode after all: wipe it as an orphan. */
-		(void)wipe_file(fs->wipefd, j->name, NULL, fs->promises,
-		    fs->rootfd, o, rep);
-}
-
 /*
  * Wipe the whole queue now, in this process (start-up recovery without an
  * event loop, and the tests).  Returns the number of failed jobs; one
@@ -472,7 +439,7 @@ wipe_drain(struct trashd *d)
 	if ((r = wipe_jobs(d, &jobs, &n, true)) < 0)
 		return r;
 	for (i = 0; i < n; i++) {
-		wipe_run_job(d, &o, &jobs[i], &rep);
+		wipe_job_run(d, &o, &jobs[i], &rep);
 		if (rep.result < 0 && rep.result != -ECANCELED &&
 		    rep.result != -EBUSY)
 			failed++;
@@ -481,55 +448,6 @@ wipe_drain(struct trashd *d)
 	}
 	free(jobs);
 	return failed;
-}
-
-/*
- * What the worker keeps of what the fork gave it (wipe_kick() names the
- * fds, child_fork() closes every other by number): the pipe to the
- * daemon, each filesystem's .wipe, and its root only for FITRIM; 0-2
- * stay (stderr is the log under -d).  Gone are the listening and the
- * clients' sockets, inotify, the event loop's, and the index's, whose
- * SQLite handle a forked child must never use, not even to close it.
- * Then only the capabilities file I/O on the queue needs:
- *   CAP_DAC_OVERRIDE	open the users' files in .wipe for writing
- *   CAP_LEASE		a write lease on a file it does not own
- *			(wipe_lease())
- *   CAP_SYS_ADMIN	only with wipe-discard: FITRIM
- * The worker never reads trusted.* (the daemon did, before it queued the
- * file), never changes ids and never restores: no CAP_SYS_ADMIN without
- * FITRIM, no CAP_SETUID or CAP_SETGID.  Its permitted set goes with them,
- * and no_new_privs holds from caps_drop(): there is no way back.
- */
-static int
-wipe_worker_sandbox(const struct wipe_opts *o)
-{
-	static const int caps[] = { CAP_DAC_OVERRIDE, CAP_LEASE,
-	    CAP_SYS_ADMIN };
-
-	return caps_limit(caps, o->discard ? 3 : 2);
-}
-
-static void __attribute__((noreturn))
-wipe_worker_child(struct trashd *d, const struct wipe_opts *o,
-    struct wipe_job *jobs, size_t n, int fd)
-{
-	struct wipe_msg m;
-	size_t i;
-	int r;
-
-	if ((r = wipe_worker_sandbox(o)) < 0) {
-		errno = -r;
-		log_warn("wipe: worker: capabilities");
-		_exit(1);
-	}
-	for (i = 0; i < n; i++) {
-		memset(&m, 0, sizeof(m));
-		m.job = (uint32_t)i;
-		wipe_run_job(d, o, &jobs[i], &m.rep);
-		if (write(fd, &m, sizeof(m)) != sizeof(m))
-			_exit(1);
-	}
-	_exit(0);
 }
 
 static void
@@ -594,30 +512,29 @@ wipe_worker_read(evutil_socket_t fd, short ev, void *arg)
 {
 	struct trashd *d = arg;
 	struct wipe_worker *w = d->worker;
+	struct chan_msg cm;
 	struct wipe_msg m;
+	struct wipe_job *j;
 	bool again;
-	ssize_t n;
-	int status;
+	int status, r;
 
 	(void)ev;
-	n = read(fd, w->buf + w->len, sizeof(w->buf) - w->len);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	if ((r = chan_recv(fd, &cm, false)) == -EAGAIN)
 		return;
-	if (n > 0) {
-		w->len += (size_t)n;
-		if (w->len < sizeof(w->buf))
-			return;
-		memcpy(&m, w->buf, sizeof(m));
-		w->len = 0;
-		if (m.job < w->njobs) {
-			struct wipe_job *j = &w->jobs[m.job];
-
-			wipe_record(d, &d->fs[j->fs], j->id, j->name, &m.rep);
-			w->done++;
-		}
+	if (r == -EBADMSG || (r == 1 && (cm.type != WIPE_MSG_DONE ||
+	    chan_get(&cm, &m, sizeof(m), sizeof(m)) < 0 ||
+	    m.job >= w->njobs))) {
+		log_warnx("wipe: worker %d: a bad message on its channel",
+		    (int)w->pid);
 		return;
 	}
-	/* EOF: the worker is done, or died. */
+	if (r == 1) {
+		j = &w->jobs[m.job];
+		wipe_record(d, &d->fs[j->fs], j->id, j->name, &m.rep);
+		w->done++;
+		return;
+	}
+	/* The end: the worker is done, or died. */
 	status = wipe_worker_wait(d);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		log_warnx("wipe: worker %d died (status %d) after %zu of %zu; "
@@ -660,7 +577,7 @@ wipe_kick(struct trashd *d)
 		if (o.discard)
 			keep[n++] = d->fs[i].rootfd;
 	}
-	w->pid = child_fork("trashd-wipe", 0, keep, n, &fd);
+	w->pid = child_fork("trashd-wipe", keep, n, &fd);
 	free(keep);
 	if (w->pid < 0) {
 		errno = (int)-w->pid;
@@ -670,7 +587,7 @@ wipe_kick(struct trashd *d)
 		return;
 	}
 	if (w->pid == 0)
-		wipe_worker_child(d, &o, w->jobs, w->njobs, fd);
+		wipe_worker_main(d, &o, w->jobs, w->njobs, fd);
 	w->fd = fd;
 	d->worker = w;
 	w->ev = event_new(d->base, w->fd, EV_READ | EV_PERSIST,

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: ISC */
-/* Allocation that dies on out-of-memory: the daemon may, its callers need not check. */
+/*
+ * Allocation that dies on out-of-memory: the daemon may, its callers
+ * need not check.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,16 +55,6 @@ xstrdup(const char *s)
 
 	if ((p = strdup(s)) == NULL)
 		fatal("xstrdup");
-	return p;
-}
-
-char *
-xstrndup(const char *s, size_t n)
-{
-	char *p;
-
-	if ((p = strndup(s, n)) == NULL)
-		fatal("xstrndup");
 	return p;
 }
 

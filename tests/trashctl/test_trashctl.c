@@ -17,8 +17,11 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/fs.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +31,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,6 +53,8 @@
 static const char *trashd_bin, *trashctl_bin;
 /* How much slower than native trashd runs: 10 under valgrind. */
 static int slow = 1;
+/* start() runs trashd where close_range(2) fails (ENOSYS); setup() resets. */
+static bool start_no_close_range;
 
 struct env {
 	struct tl	 t;
@@ -83,6 +89,31 @@ raw_connect(struct env *e, struct proto_client *c)
 	return proto_connect(c, e->sock, 5000 * slow);
 }
 
+/*
+ * close_range(2) refused with ENOSYS from here on, across exec, as on a
+ * kernel before 5.9 or under a container's seccomp profile that predates
+ * it: whatever closes fds with it alone keeps them all.
+ */
+static void
+no_close_range(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close_range, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		_exit(126);
+}
+
 /* Start trashd (its log appended to) and wait for its socket. */
 static void
 start(struct env *e)
@@ -98,6 +129,8 @@ start(struct env *e)
 		fd = open(e->log, O_WRONLY | O_CREAT | O_APPEND, 0600);
 		dup2(fd, 1);
 		dup2(fd, 2);
+		if (start_no_close_range)
+			no_close_range();
 		execl(trashd_bin, "trashd", "-d", "-f", e->conf, (char *)NULL);
 		_exit(127);
 	}
@@ -118,6 +151,7 @@ setup(void **state)
 	char buf[2 * PATH_MAX + 512];
 
 	assert_non_null(e);
+	start_no_close_range = false;
 	tl_setup(&e->t);
 	TL_SNPRINTF(e->conf, sizeof(e->conf), "%s/trashd.conf", e->t.root);
 	TL_SNPRINTF(e->sock, sizeof(e->sock), "%s/run/trashd.sock", e->t.root);
@@ -2530,7 +2564,7 @@ proc_status_hex(pid_t pid, const char *name)
 }
 
 /*
- * Finding 9: the wipe worker holds only its pipe to the daemon, the
+ * Finding 9: the wipe worker holds only its channel to the daemon, the
  * .wipe dir and the file it wipes, none of the daemon's sockets, index or
  * event fds, and of the capabilities only CAP_DAC_OVERRIDE and CAP_LEASE.
  * It is seen while it wipes 4 MiB at the configured 1 MiB/s.
@@ -2547,7 +2581,7 @@ test_wipe_worker_sandbox(void **state)
 	ssize_t n;
 	pid_t w = 0;
 	DIR *d;
-	int i;
+	int i, nchan = 0;
 
 	restart_with(e, "wipe-rate 1M\n");
 	data = xcalloc(1, len);
@@ -2579,7 +2613,8 @@ test_wipe_worker_sandbox(void **state)
 		if ((n = readlink(p, link, sizeof(link) - 1)) < 0)
 			continue;	/* closed meanwhile */
 		link[n] = '\0';
-		if (strncmp(link, "pipe:", 5) == 0 ||
+		/* Its channel: one socket (test_child_fds says whose). */
+		if ((strncmp(link, "socket:", 7) == 0 && nchan++ == 0) ||
 		    strcmp(link, wipedir) == 0 ||
 		    (strncmp(link, wipedir, strlen(wipedir)) == 0 &&
 		    link[strlen(wipedir)] == '/'))
@@ -4612,6 +4647,343 @@ test_ndjson(void **state)
 	free(out);
 }
 
+/* ---- issue 22: every child holds exactly the fds it was given ---- */
+
+/* A unix socket as /proc/net/unix shows it. */
+struct fk_unix {
+	unsigned long	 ino;
+	unsigned	 flags;		/* __SO_ACCEPTCON: listening */
+	unsigned	 type;		/* SOCK_STREAM, SOCK_SEQPACKET */
+	char		 path[PATH_MAX];
+};
+
+/* One fd of a process, by kind. */
+struct fk_fd {
+	int		 fd;
+	char		 link[PATH_MAX];	/* as readlink(2) says */
+	enum { FK_FILE, FK_PIPE, FK_ANON, FK_LISTEN, FK_STREAM,
+	    FK_SEQPACKET, FK_SOCKET } kind;
+	bool		 shared;	/* the daemon holds the same */
+};
+
+#define FK_MAX		256
+#define FK_ACCEPTCON	0x10000
+
+static const char *const fk_kinds[] = { "file", "pipe", "anon_inode",
+    "listening socket", "connected stream socket", "seqpacket socket",
+    "other socket" };
+
+/* Every unix socket of the network namespace; their number in *@n. */
+static struct fk_unix *
+fk_unix_table(size_t *n)
+{
+	struct fk_unix *t = NULL, u;
+	char line[PATH_MAX + 128];
+	FILE *f;
+
+	*n = 0;
+	assert_non_null(f = fopen("/proc/net/unix", "re"));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		memset(&u, 0, sizeof(u));
+		/* Num RefCount Protocol Flags Type St Inode Path */
+		if (sscanf(line, "%*s %*x %*x %x %x %*x %lu %4095s", &u.flags,
+		    &u.type, &u.ino, u.path) < 3)
+			continue;
+		t = xreallocarray(t, *n + 1, sizeof(*t));
+		t[(*n)++] = u;
+	}
+	fclose(f);
+	return t;
+}
+
+/*
+ * The fds of @pid from 3 up (0-2 are as trashd was started, checked
+ * against the daemon's), each by kind; valgrind's own, at the top of the
+ * range, left out.  Their number.
+ */
+static size_t
+fk_list(struct env *e, pid_t pid, struct fk_fd *v)
+{
+	char p[64], q[64], daemon_link[PATH_MAX];
+	struct fk_unix *ut;
+	struct dirent *de;
+	unsigned long ino;
+	size_t n = 0, nu, i;
+	ssize_t len;
+	DIR *d;
+	int fd;
+
+	ut = fk_unix_table(&nu);
+	snprintf(p, sizeof(p), "/proc/%d/fd", (int)pid);
+	assert_non_null(d = opendir(p));
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		fd = atoi(de->d_name);
+		if (slow > 1 && fd >= 1024)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/fd/%d", (int)pid, fd);
+		assert_true(n < FK_MAX);
+		if ((len = readlink(p, v[n].link, sizeof(v[n].link) - 1)) < 0)
+			continue;	/* closed meanwhile */
+		v[n].link[len] = '\0';
+		v[n].fd = fd;
+		/*
+		 * The same socket as one of the daemon's (a pipe's two ends
+		 * are one inode, a socketpair's two).
+		 */
+		v[n].shared = false;
+		if (strncmp(v[n].link, "socket:", 7) == 0) {
+			DIR *dd;
+			struct dirent *dde;
+
+			snprintf(q, sizeof(q), "/proc/%d/fd", (int)e->pid);
+			assert_non_null(dd = opendir(q));
+			while (!v[n].shared && (dde = readdir(dd)) != NULL) {
+				snprintf(q, sizeof(q), "/proc/%d/fd/%s",
+				    (int)e->pid, dde->d_name);
+				if ((len = readlink(q, daemon_link,
+				    sizeof(daemon_link) - 1)) < 0)
+					continue;
+				daemon_link[len] = '\0';
+				v[n].shared = strcmp(daemon_link,
+				    v[n].link) == 0;
+			}
+			closedir(dd);
+		}
+		if (fd < 3) {
+			/* As the daemon's: what trashd was started with. */
+			snprintf(q, sizeof(q), "/proc/%d/fd/%d", (int)e->pid,
+			    fd);
+			assert_true((len = readlink(q, daemon_link,
+			    sizeof(daemon_link) - 1)) > 0);
+			daemon_link[len] = '\0';
+			assert_string_equal(v[n].link, daemon_link);
+			continue;
+		}
+		if (strncmp(v[n].link, "pipe:", 5) == 0)
+			v[n].kind = FK_PIPE;
+		else if (strncmp(v[n].link, "anon_inode:", 11) == 0)
+			v[n].kind = FK_ANON;
+		else if (sscanf(v[n].link, "socket:[%lu]", &ino) == 1) {
+			v[n].kind = FK_SOCKET;
+			for (i = 0; i < nu; i++) {
+				if (ut[i].ino != ino)
+					continue;
+				if (ut[i].flags & FK_ACCEPTCON)
+					v[n].kind = FK_LISTEN;
+				else if (ut[i].type == SOCK_STREAM)
+					v[n].kind = FK_STREAM;
+				else if (ut[i].type == SOCK_SEQPACKET)
+					v[n].kind = FK_SEQPACKET;
+				if (ut[i].path[0] != '\0')
+					snprintf(v[n].link, sizeof(v[n].link),
+					    "%s", ut[i].path);
+			}
+		} else
+			v[n].kind = FK_FILE;
+		n++;
+	}
+	closedir(d);
+	free(ut);
+	return n;
+}
+
+static void
+fk_print(const char *who, pid_t pid, const struct fk_fd *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s %d: fd %d: %s: %s%s\n", who, (int)pid,
+		    v[i].fd, fk_kinds[v[i].kind], v[i].link,
+		    v[i].shared ? " (the daemon's too)" : "");
+}
+
+/* Is @path @dir or below it? */
+static bool
+fk_under(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	return strncmp(path, dir, len) == 0 && (path[len] == '\0' ||
+	    path[len] == '/');
+}
+
+/*
+ * A worker's fds (the wipe worker, a restore child): its one channel to
+ * the daemon (a pipe or a socket, never one the daemon holds too: that
+ * would be an inherited one of the daemon's) and files under @dir only.
+ * No listening socket, no client, no front channel, nothing else.
+ */
+static bool
+fk_worker_ok(struct env *e, const char *who, pid_t pid, const char *dir)
+{
+	struct fk_fd *v = xcalloc(FK_MAX, sizeof(*v));
+	size_t n, i, chan = 0, bad = 0;
+
+	n = fk_list(e, pid, v);
+	for (i = 0; i < n; i++) {
+		if (v[i].kind == FK_FILE && fk_under(v[i].link, dir))
+			continue;
+		if ((v[i].kind == FK_PIPE || v[i].kind == FK_STREAM ||
+		    v[i].kind == FK_SEQPACKET) && !v[i].shared && chan++ == 0)
+			continue;
+		bad++;
+	}
+	if (bad > 0 || chan != 1) {
+		fprintf(stderr, "%s %d: want one channel and files under %s; "
+		    "has:\n", who, (int)pid, dir);
+		fk_print(who, pid, v, n);
+	}
+	free(v);
+	return bad == 0 && chan == 1;
+}
+
+/*
+ * The front: the listening socket (shared: the daemon keeps it for the
+ * next front), its channel (SOCK_SEQPACKET, its own), two sockets per
+ * client (the client's, and its pair's end towards the daemon), its event
+ * loop's own; nothing of the daemon's but the listener.
+ */
+static bool
+fk_front_ok(struct env *e, pid_t pid, size_t clients, bool show)
+{
+	struct fk_fd *v = xcalloc(FK_MAX, sizeof(*v));
+	size_t n, i, listen = 0, chan = 0, stream = 0, bad = 0;
+
+	n = fk_list(e, pid, v);
+	for (i = 0; i < n; i++) {
+		if (v[i].kind == FK_LISTEN && v[i].shared &&
+		    strcmp(v[i].link, e->sock) == 0)
+			listen++;
+		else if (v[i].shared)
+			bad++;
+		else if (v[i].kind == FK_SEQPACKET)
+			chan++;
+		else if (v[i].kind == FK_STREAM)
+			stream++;
+		else if (v[i].kind != FK_ANON && v[i].kind != FK_PIPE)
+			bad++;
+	}
+	if (show) {
+		fprintf(stderr, "front %d: want the listener, one channel, "
+		    "%zu client sockets; has:\n", (int)pid, 2 * clients);
+		fk_print("front", pid, v, n);
+	}
+	free(v);
+	return listen == 1 && chan == 1 && stream == 2 * clients && bad == 0;
+}
+
+/*
+ * Issue 22's finding: the wipe worker held the listening control socket,
+ * the clients' connections and the front's channel, all inherited from
+ * the daemon.  With two clients connected, a restore child alive (its
+ * destination a FUSE mount that never answers) and a wipe in progress,
+ * each child's fds, by kind, are exactly the ones it was given.
+ */
+static void
+child_fds(struct env *e)
+{
+	const size_t len = 4 * 1024 * 1024;
+	struct proto_client c1, c2;
+	char p[PATH_MAX], wipedir[PATH_MAX], outf[PATH_MAX], rel[64], id[32];
+	char *data, *conf, *p2, *out = NULL;
+	pid_t w = 0, r = 0, f;
+	size_t clen;
+	bool fuse;
+	int i;
+
+	/*
+	 * Restarted, under the seccomp filter if asked, with the idle
+	 * clients kept past setup()'s client-timeout (the daemon would end
+	 * them after 2 s, before valgrind's trashd gets to the wipe).
+	 */
+	conf = tl_read_file(e->conf, &clen);
+	assert_non_null(p2 = strstr(conf, "client-timeout "));
+	assert_memory_equal(p2, "client-timeout 2s\n", 18);	/* TIMEOUT */
+	memcpy(p2, "client-timeout 9m", 17);
+	tl_write_file(e->conf, conf, clen);
+	free(conf);
+	restart_with(e, "wipe-rate 1M\nrestore-timeout 60s\n");
+	mkdir_as(e, "home/a", UA, 0755);
+	mkdir_as(e, "home/a/fz", UA, 0755);
+	stage_str(e, UA, "hung", "home/a/fz/hung", "hung");
+	data = xcalloc(1, len);
+	memset(data, 'x', len);
+	stage(e, UB, "big", "home/b/big", 1700000000, data, len, 0600);
+	free(data);
+	wait_count(e, UA, 1);
+	wait_count(e, UB, 1);
+
+	/* Two clients, connected and answered, that stay. */
+	assert_int_equal(raw_connect(e, &c1), 0);
+	assert_int_equal(raw_status(&c1), MSG_OK);
+	assert_int_equal(raw_connect(e, &c2), 0);
+	assert_int_equal(raw_status(&c2), MSG_OK);
+
+	/* A restore that hangs in its child, a third client meanwhile. */
+	tl_path(&e->t, p, sizeof(p), "home/a/fz");
+	if ((fuse = rs_dead_mount(p, UA))) {
+		snprintf(id, sizeof(id), "%" PRId64, rs_id(e, UA, "hung"));
+		snprintf(outf, sizeof(outf), "%s/rs-hung", e->t.root);
+		rs_bg[0] = rs_spawn(e, &A, outf, "restore", "--id", id,
+		    (char *)NULL);
+		for (i = 0; i < 500 * slow && (r = trashd_child(e,
+		    "trashd-restore")) == 0; i++)
+			msleep(10);
+		assert_true(r > 0);
+	} else {
+		fprintf(stderr, "no FUSE here (%s): no restore child looked "
+		    "at\n", strerror(errno));
+	}
+
+	/* A wipe of 4 MiB at 1 MiB/s. */
+	snprintf(id, sizeof(id), "%" PRId64, entry_id(e, UB));
+	snprintf(rel, sizeof(rel), ".trash/.wipe/%s", id);
+	check_rc(ctl(e, &B, &out, "wipe", id), 0, out);
+	free(out);
+	for (i = 0; i < 300 * slow && (w = worker_pid(e)) == 0; i++)
+		msleep(10);
+	assert_true(w > 0);
+	msleep(200 * slow);
+	assert_true(exists_rel(e, rel));	/* still at it */
+
+	tl_path(&e->t, wipedir, sizeof(wipedir), ".trash/.wipe");
+	assert_true(fk_worker_ok(e, "wipe worker", w, wipedir));
+	if (fuse)
+		assert_true(fk_worker_ok(e, "restore child", r, e->t.fs));
+	/* The clients: the two raw ones, and the hung restore's. */
+	assert_true((f = pv_front(e)) > 0);
+	for (i = 0; i < 200 * slow && !fk_front_ok(e, f, fuse ? 3 : 2,
+	    false); i++)
+		msleep(10);
+	assert_true(fk_front_ok(e, f, fuse ? 3 : 2, i == 200 * slow));
+
+	proto_close(&c1);
+	proto_close(&c2);
+	assert_true(wait_gone(e, rel, 15000));
+	audit_says(e, "wiped", "name=\"big\"", 5000);
+}
+
+static void
+test_child_fds(void **state)
+{
+	child_fds(*state);
+}
+
+/*
+ * The same where close_range(2) fails: the children's fds were closed by
+ * it alone, its result unchecked, so each kept every fd of the daemon's.
+ */
+static void
+test_child_fds_no_close_range(void **state)
+{
+	start_no_close_range = true;
+	child_fds(*state);
+	start_no_close_range = false;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -4712,6 +5084,11 @@ main(int argc, char *argv[])
 		    teardown),
 		/* issue 13: NDJSON */
 		cmocka_unit_test_setup_teardown(test_ndjson, setup, teardown),
+		/* issue 22: each child's fds, exactly those it was given */
+		cmocka_unit_test_setup_teardown(test_child_fds, setup,
+		    teardown_restore),
+		cmocka_unit_test_setup_teardown(test_child_fds_no_close_range,
+		    setup, teardown_restore),
 	};
 
 	if (argc != 3) {
