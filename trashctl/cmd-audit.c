@@ -188,20 +188,18 @@ cmd_audit_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_audit_opts[] = {
-	{ "user", required_argument, NULL, 'u' },
-	{ "actor", required_argument, NULL, 'u' },
-	{ "owner", required_argument, NULL, 'O' },
-	{ "path", required_argument, NULL, 'p' },
-	{ "action", required_argument, NULL, 'A' },
-	{ "result", required_argument, NULL, 'r' },
-	{ "since", required_argument, NULL, 'S' },
-	{ "until", required_argument, NULL, 'U' },
-	{ "limit", required_argument, NULL, 'n' },
-	CMD_TABLE_OPTS,
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
+/* Its own options (cmd.c adds the common ones); the filters. */
+static const struct cmd_opt cmd_audit_opts[] = {
+	{ "actor", 'u', "user", "who acted, or on whose behalf trashd did" },
+	CMD_OPT_USER("the same as --actor"),
+	{ "owner", 'O', "user", "whose trash or whose file" },
+	{ "path", 'p', "path", "at or under path, component by component" },
+	{ "action", 'A', "action", "exactly this action (ctl-restore, ...)" },
+	{ "result", 'r', "result", "the result's first word (ok, denied, ...)" },
+	{ "since", 'S', "time", "at or after time" },
+	{ "until", 'U', "time", "before time" },
+	{ "limit", 'n', "count", "the newest count rows (100, 10000 at most)" },
+	{ NULL, 0, NULL, NULL }
 };
 
 static int
@@ -220,15 +218,15 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 
 	for (a = 0; a < A_MAX; a++)
 		num[a] = -1;
-	while ((ch = getopt_long(argc, argv, "A:hjn:O:p:r:S:U:u:",
-	    cmd_audit_opts, NULL)) != -1) {
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1) {
 		switch (ch) {
-		case 'u':
 		case 'O':
-			if (parse_user(optarg, &v) < 0)
+			if (parse_user(optarg, &v) < 0) {
+				free(path);
 				return cmd_usage_error(e, "%s: no such user",
 				    optarg);
-			num[ch == 'u' ? A_UID : A_OWNER] = v;
+			}
+			num[A_OWNER] = v;
 			break;
 		case 'p':
 			/* As list's: absolute, through existing symlinks. */
@@ -257,20 +255,12 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 				    "(a positive decimal number)", optarg);
 			num[A_LIMIT] = v;
 			break;
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			if (cmd_table_opt(ctx, ch))
-				break;
-			return cmd_usage_error(e, NULL);
+		case CMD_EXIT:
+			free(path);
+			return r;
 		}
 	}
+	num[A_UID] = ctx->user;
 	if (optind != argc) {
 		free(path);
 		return cmd_usage_error(e, "no arguments");

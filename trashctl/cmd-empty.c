@@ -140,15 +140,16 @@ empty_confirm(struct ctx *ctx, const struct cmd_entry *e, const char *whose)
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_empty_opts[] = {
-	{ "user", required_argument, NULL, 'u' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "older-than", required_argument, NULL, 'o' },
-	{ "dry-run", no_argument, NULL, 'D' },
-	{ "yes", no_argument, NULL, 'y' },
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
+/* Its own options (cmd.c adds the common ones). */
+enum { OPT_DRY_RUN = OPT_CMD };
+static const struct cmd_opt cmd_empty_opts[] = {
+	CMD_OPT_USER("empty that user's trash (admins)"),
+	{ "all", 'a', NULL, "empty every user's trash (admins)" },
+	{ "older-than", 'o', "time", "only what was deleted before time" },
+	{ "dry-run", OPT_DRY_RUN, NULL,
+	    "show what would go, and touch nothing" },
+	{ "yes", 'y', NULL, "do not ask before emptying others' trash" },
+	{ NULL, 0, NULL, NULL }
 };
 
 static int
@@ -160,20 +161,12 @@ cmd_empty_exec(struct ctx *ctx, int argc, char **argv)
 	const char *why;
 	char whose[96], user[64];
 	bool all = false, yes = false, other = false;
-	int64_t v, uid = -1;
+	int64_t v, uid;
 	int ch, r;
 
 	proto_init(&b, MSG_EMPTY);
-	while ((ch = getopt_long(argc, argv, "aho:ju:y", cmd_empty_opts,
-	    NULL)) != -1) {
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1) {
 		switch (ch) {
-		case 'u':
-			if (parse_user(optarg, &uid) < 0)
-				return cmd_usage_error(e, "%s: no such user",
-				    optarg);
-			proto_num(&b, A_UID, uid);
-			other = uid != (int64_t)getuid();
-			break;
 		case 'a':
 			proto_num(&b, A_ALL, 1);
 			all = true;
@@ -185,24 +178,20 @@ cmd_empty_exec(struct ctx *ctx, int argc, char **argv)
 				    why);
 			proto_num(&b, A_BEFORE, v);
 			break;
-		case 'D':
+		case OPT_DRY_RUN:
 			proto_num(&b, A_DRY_RUN, 1);
 			s.dry = true;
 			break;
 		case 'y':
 			yes = true;
 			break;
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			return cmd_usage_error(e, NULL);
+		case CMD_EXIT:
+			return r;
 		}
+	}
+	if ((uid = ctx->user) >= 0) {
+		proto_num(&b, A_UID, uid);
+		other = uid != (int64_t)getuid();
 	}
 	if (optind != argc)
 		return cmd_usage_error(e, "no arguments");

@@ -135,18 +135,16 @@ cmd_list_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_list_opts[] = {
-	{ "user", required_argument, NULL, 'u' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "older-than", required_argument, NULL, 'o' },
-	{ "newer-than", required_argument, NULL, 'N' },
-	{ "secure", no_argument, NULL, 'S' },
-	{ "undelete", no_argument, NULL, 'U' },
-	{ "limit", required_argument, NULL, 'n' },
-	CMD_TABLE_OPTS,
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
+/* Its own options (cmd.c adds the common ones). */
+static const struct cmd_opt cmd_list_opts[] = {
+	CMD_OPT_USER("that user's trash (admins)"),
+	{ "all", 'a', NULL, "every user's trash (admins), and whose" },
+	{ "older-than", 'o', "time", "only what was deleted before time" },
+	{ "newer-than", 'N', "time", "only what was deleted at or after time" },
+	{ "secure", 'S', NULL, "only +s entries (secure deletion)" },
+	{ "undelete", 'U', NULL, "only +u entries (undelete)" },
+	{ "limit", 'n', "count", "only the newest count entries" },
+	{ NULL, 0, NULL, NULL }
 };
 
 static int
@@ -162,18 +160,11 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 	int ch, r;
 
 	proto_init(&b, MSG_LIST);
-	while ((ch = getopt_long(argc, argv, "ahjn:N:o:SUu:", cmd_list_opts,
-	    NULL)) != -1) {
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1) {
 		switch (ch) {
 		case 'a':
 			proto_num(&b, A_ALL, 1);
 			all = true;
-			break;
-		case 'u':
-			if (parse_user(optarg, &v) < 0)
-				return cmd_usage_error(e, "%s: no such user",
-				    optarg);
-			proto_num(&b, A_UID, v);
 			break;
 		case 'o':
 		case 'N':
@@ -194,20 +185,12 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 				    "(a positive decimal number)", optarg);
 			proto_num(&b, A_LIMIT, v);
 			break;
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			if (cmd_table_opt(ctx, ch))
-				break;
-			return cmd_usage_error(e, NULL);
+		case CMD_EXIT:
+			return r;
 		}
 	}
+	if (ctx->user >= 0)
+		proto_num(&b, A_UID, ctx->user);
 	if (flags)
 		proto_num(&b, A_FLAGS, flags);
 	if (argc - optind > 1)

@@ -126,11 +126,6 @@ policy_parse_watermark(const char *s, int64_t *out, const char **why)
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_policy_opts[] = {
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
-};
 
 static int
 cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
@@ -143,23 +138,12 @@ cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 	int64_t kind, v;
 	bool set, fs = false, wm = false;
 	char *p;
-	int ch, i;
+	int ch, i, r;
 
-	while ((ch = getopt_long(argc, argv, "+hj", cmd_policy_opts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			return cmd_usage_error(e, NULL);
-		}
-	}
+	/* The common options alone, before get or set (CMD_INORDER). */
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1)
+		if (ch == CMD_EXIT)
+			return r;
 	argc -= optind;
 	argv += optind;
 	if (argc < 2)
@@ -258,6 +242,6 @@ const struct cmd_entry cmd_policy_entry = {
 	    "set default [quota ...] [retention ...] "
 	    "[watermark N%|off|inherit [fs path]]",
 	.help = "show or set quota, retention and watermarks (admins)",
-	.opts = cmd_policy_opts,
+	.flags = CMD_INORDER,
 	.exec = cmd_policy_exec,
 };

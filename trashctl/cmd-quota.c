@@ -90,13 +90,11 @@ cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_quota_opts[] = {
-	{ "user", required_argument, NULL, 'u' },
-	{ "all", no_argument, NULL, 'a' },
-	CMD_TABLE_OPTS,
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
+/* Its own options (cmd.c adds the common ones). */
+static const struct cmd_opt cmd_quota_opts[] = {
+	CMD_OPT_USER("that user's usage (admins)"),
+	{ "all", 'a', NULL, "every user's usage (admins)" },
+	{ NULL, 0, NULL, NULL }
 };
 
 static int
@@ -105,36 +103,17 @@ cmd_quota_exec(struct ctx *ctx, int argc, char **argv)
 	const struct cmd_entry *e = &cmd_quota_entry;
 	struct quota_state s;
 	struct proto_buf b;
-	int64_t v;
 	int ch, r;
 
 	proto_init(&b, MSG_QUOTA);
-	while ((ch = getopt_long(argc, argv, "ahju:", cmd_quota_opts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 'a':
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1) {
+		if (ch == CMD_EXIT)
+			return r;
+		if (ch == 'a')
 			proto_num(&b, A_ALL, 1);
-			break;
-		case 'u':
-			if (parse_user(optarg, &v) < 0)
-				return cmd_usage_error(e, "%s: no such user",
-				    optarg);
-			proto_num(&b, A_UID, v);
-			break;
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			if (cmd_table_opt(ctx, ch))
-				break;
-			return cmd_usage_error(e, NULL);
-		}
 	}
+	if (ctx->user >= 0)
+		proto_num(&b, A_UID, ctx->user);
 	if (optind != argc)
 		return cmd_usage_error(e, "no arguments");
 	if ((r = tbl_init(&s.t, ctx, e, quota_cols, 0)) != 0)

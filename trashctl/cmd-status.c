@@ -92,12 +92,6 @@ cmd_status_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_status_opts[] = {
-	CMD_TABLE_OPTS,
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
-};
 
 static int
 cmd_status_exec(struct ctx *ctx, int argc, char **argv)
@@ -106,23 +100,11 @@ cmd_status_exec(struct ctx *ctx, int argc, char **argv)
 	struct proto_buf b;
 	int ch, r;
 
-	while ((ch = getopt_long(argc, argv, "hj", cmd_status_opts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(&cmd_status_entry);
-		default:
-			if (cmd_table_opt(ctx, ch))
-				break;
-			return cmd_usage_error(&cmd_status_entry, NULL);
-		}
-	}
+	/* The common options alone. */
+	while ((ch = cmd_getopt(ctx, &cmd_status_entry, argc, argv, &r)) !=
+	    -1)
+		if (ch == CMD_EXIT)
+			return r;
 	if (optind != argc)
 		return cmd_usage_error(&cmd_status_entry, "no arguments");
 	if ((r = tbl_init(&s.t, ctx, &cmd_status_entry, status_cols, 0)) != 0)
@@ -137,7 +119,6 @@ const struct cmd_entry cmd_status_entry = {
 	.name = "status",
 	.usage = "[-j] [--output cols] [--raw] [--noheadings]",
 	.help = "show whether trashd runs, its filesystems and your usage",
-	.opts = cmd_status_opts,
 	.cols = status_cols,
 	.exec = cmd_status_exec,
 };

@@ -41,11 +41,10 @@ cmd_wipe_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return m->num[A_FAILED] > 0 ? EXIT_SOME : 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_wipe_opts[] = {
-	{ "user", required_argument, NULL, 'u' },
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
+/* Its own options (cmd.c adds the common ones). */
+static const struct cmd_opt cmd_wipe_opts[] = {
+	CMD_OPT_USER("an entry of that user's trash (admins)"),
+	{ NULL, 0, NULL, NULL }
 };
 
 static int
@@ -55,30 +54,14 @@ cmd_wipe_exec(struct ctx *ctx, int argc, char **argv)
 	struct proto_buf b;
 	int64_t v;
 	char *p;
-	int ch;
+	int ch, r;
 
 	proto_init(&b, MSG_WIPE);
-	while ((ch = getopt_long(argc, argv, "hju:", cmd_wipe_opts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 'u':
-			if (parse_user(optarg, &v) < 0)
-				return cmd_usage_error(e, "%s: no such user",
-				    optarg);
-			proto_num(&b, A_UID, v);
-			break;
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			return cmd_usage_error(e, NULL);
-		}
-	}
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1)
+		if (ch == CMD_EXIT)
+			return r;
+	if (ctx->user >= 0)
+		proto_num(&b, A_UID, ctx->user);
 	if (argc - optind != 1)
 		return cmd_usage_error(e, "name one entry id or path");
 	/* All digits: an id ("./123" names a file called 123). */

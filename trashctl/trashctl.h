@@ -29,6 +29,7 @@ struct ctx {
 	int		 vis_flags;	/* vis.h VIS_*: how strings are shown */
 	int		 timeout_ms;
 	const char	*prog;
+	int64_t		 user;		/* -u: its uid; -1: not given */
 	/* Tables (table.c): --output, --raw, --noheadings. */
 	const char	*output;
 	bool		 raw;		/* also: client.c leaves strings as bytes */
@@ -38,17 +39,34 @@ struct ctx {
 	int64_t		 json_n;
 };
 
-/* ---- cmd.c: the command table ---- */
-struct option;
+/* ---- cmd.c: the command table, the options every command takes ---- */
+/*
+ * One option of a command.  getopt_long()'s table, its letters and the
+ * lines of "-h" are all made from these (cmd_getopt(), cmd_help()), and
+ * the bash completion reads "-h": none of them can go stale.
+ */
+struct cmd_opt {
+	const char	*name;		/* --NAME */
+	int		 val;		/* its letter, or an OPT_* below */
+	const char	*arg;		/* its argument, for -h; NULL: none */
+	const char	*help;		/* what it does, one line */
+};
+/* Long only: -o, -O, -r and -n mean other things in some commands. */
+enum { OPT_NDJSON = 0x100, OPT_OUTPUT, OPT_RAW, OPT_NOHEADINGS,
+    OPT_CMD };	/* a command's own from OPT_CMD on */
+/* -u: whose trash; cmd_getopt() takes it into ctx->user. */
+#define CMD_OPT_USER(help)	{ "user", 'u', "user", help }
 
 struct cmd_entry {
-	const char	*name;
+	const char	*name;		/* NULL: trashctl itself */
 	const char	*usage;
 	const char	*help;
-	/* Its getopt_long() table: "-h" lists the long names from it. */
-	const struct option *opts;
+	/* Its own options, ended by a NULL name; not the common ones. */
+	const struct cmd_opt *opts;
 	/* Its table's columns, for -h (NULL: it prints no table). */
 	const struct tbl_col *cols;
+	unsigned	 flags;
+#define CMD_INORDER	0x01	/* options only before the first argument */
 	int		(*exec)(struct ctx *, int argc, char **argv);
 };
 
@@ -61,28 +79,16 @@ extern const struct cmd_entry cmd_quota_entry;
 extern const struct cmd_entry cmd_policy_entry;
 extern const struct cmd_entry cmd_audit_entry;
 
+/* cmd_getopt(): the command is done already, its exit code in *exitp. */
+#define CMD_EXIT	(-2)
+
 const struct cmd_entry *cmd_find(const char *name);
 void	 cmd_usage(FILE *);
 int	 cmd_usage_error(const struct cmd_entry *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	 cmd_help(const struct cmd_entry *);
-/* Options every command takes, for its getopt_long() table. */
-enum { OPT_NDJSON = 0x80 };
-#define CMD_COMMON_OPTS \
-	{ "json", no_argument, NULL, 'j' }, \
-	{ "ndjson", no_argument, NULL, OPT_NDJSON }, \
-	{ "help", no_argument, NULL, 'h' }
-/*
- * Options of the commands that print a table: long ones only, as -o,
- * -O, -r and -n already mean other things there (--older-than, --owner,
- * --result, --limit).  cmd_table_opt() takes them.
- */
-enum { OPT_OUTPUT = 0x100, OPT_RAW, OPT_NOHEADINGS };
-#define CMD_TABLE_OPTS \
-	{ "output", required_argument, NULL, OPT_OUTPUT }, \
-	{ "raw", no_argument, NULL, OPT_RAW }, \
-	{ "noheadings", no_argument, NULL, OPT_NOHEADINGS }
-bool	 cmd_table_opt(struct ctx *, int ch);
+int	 cmd_getopt(struct ctx *, const struct cmd_entry *, int argc,
+	    char **argv, int *exitp);
 
 /* ---- client.c: one request, its reply ---- */
 typedef int (*ctl_msg_fn)(struct ctx *, const struct proto_msg *, void *);
