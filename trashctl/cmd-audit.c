@@ -265,7 +265,7 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 		free(path);
 		return cmd_usage_error(e, "no arguments");
 	}
-	if ((r = tbl_init(&s.t, ctx, e, audit_cols, 0)) != 0 ||
+	if ((r = cmd_tbl_init(ctx, e, &s.t, 0)) != 0 ||
 	    (ctx->raw && s.t.map[AU_DETAILS] >= 0)) {
 		free(path);
 		return r != 0 ? r : cmd_usage_error(e, "DETAILS is not for "

@@ -202,7 +202,7 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 		proto_str(&b, A_PREFIX, p);
 		free(p);
 	}
-	if ((r = tbl_init(&s.t, ctx, e, list_cols, all ? TBL_ALL : 0)) != 0)
+	if ((r = cmd_tbl_init(ctx, e, &s.t, all ? TBL_ALL : 0)) != 0)
 		return r;
 	r = ctl_request(ctx, &b, cmd_list_msg, &s);
 	/* Cut short (trashd gone): what came is still shown. */

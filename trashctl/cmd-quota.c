@@ -116,7 +116,7 @@ cmd_quota_exec(struct ctx *ctx, int argc, char **argv)
 		proto_num(&b, A_UID, ctx->user);
 	if (optind != argc)
 		return cmd_usage_error(e, "no arguments");
-	if ((r = tbl_init(&s.t, ctx, e, quota_cols, 0)) != 0)
+	if ((r = cmd_tbl_init(ctx, e, &s.t, 0)) != 0)
 		return r;
 	r = ctl_request(ctx, &b, cmd_quota_msg, &s);
 	tbl_print(&s.t);

@@ -107,7 +107,7 @@ cmd_status_exec(struct ctx *ctx, int argc, char **argv)
 			return r;
 	if (optind != argc)
 		return cmd_usage_error(&cmd_status_entry, "no arguments");
-	if ((r = tbl_init(&s.t, ctx, &cmd_status_entry, status_cols, 0)) != 0)
+	if ((r = cmd_tbl_init(ctx, &cmd_status_entry, &s.t, 0)) != 0)
 		return r;
 	proto_init(&b, MSG_STATUS);
 	r = ctl_request(ctx, &b, cmd_status_msg, &s);

@@ -4,6 +4,7 @@
  * command takes: getopt_long()'s tables and "-h" made from each
  * command's struct cmd_opt table and the common ones below.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -172,6 +173,24 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 	else
 		cmd_usage(stderr);
 	return EXIT_USAGE;
+}
+
+/*
+ * @t, the table of @e with the columns --output names (tbl_init()), or
+ * a usage error (EXIT_USAGE).
+ */
+int
+cmd_tbl_init(struct ctx *ctx, const struct cmd_entry *e, struct tbl *t,
+    unsigned extra)
+{
+	int r;
+
+	if ((r = tbl_init(t, ctx, e->cols, extra)) == -EINVAL)
+		return cmd_usage_error(e, "%.*s: no such column (\"trashctl "
+		    "%s -h\" lists them)", t->bad_len, t->bad, e->name);
+	if (r < 0)
+		return cmd_usage_error(e, "no columns");
+	return 0;
 }
 
 /*

@@ -15,6 +15,7 @@
  *     reply's strings as they are (ctx->raw), and here they are handed
  *     over as bytes, escaped once, by libsmartcols.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,11 +52,12 @@ tbl_find(const struct tbl_col *cols, const char *name, size_t len)
  * The columns: ctx->output's ("ID,PATH", any case; "+SIZE" adds to the
  * default ones), else those with TBL_DEFAULT (with --raw TBL_RAWDEF, if
  * any has it), and those with @extra too.
- * A usage error (0 or EXIT_USAGE) names an unknown column.
+ * 0, or -EINVAL for a name that is no column (t->bad, t->bad_len: the
+ * caller says so), -ENODATA for no columns.
  */
 int
-tbl_init(struct tbl *t, struct ctx *ctx, const struct cmd_entry *e,
-    const struct tbl_col *cols, unsigned extra)
+tbl_init(struct tbl *t, struct ctx *ctx, const struct tbl_col *cols,
+    unsigned extra)
 {
 	const char *p, *spec = ctx->output;
 	unsigned want = TBL_DEFAULT;
@@ -80,17 +82,16 @@ tbl_init(struct tbl *t, struct ctx *ctx, const struct cmd_entry *e,
 	}
 	for (p = spec; p != NULL && *p != '\0'; p += len + (p[len] == ',')) {
 		len = strcspn(p, ",");
-		if ((i = tbl_find(cols, p, len)) < 0 || len == 0)
-			return cmd_usage_error(e, "%.*s: no such column "
-			    "(\"trashctl %s -h\" lists them)", (int)len, p,
-			    e->name);
+		if ((i = tbl_find(cols, p, len)) < 0 || len == 0) {
+			t->bad = p;
+			t->bad_len = (int)len;
+			return -EINVAL;
+		}
 		/* Named twice: shown once. */
 		if (t->map[i] < 0)
 			t->map[i] = (int)t->nout++;
 	}
-	if (t->nout == 0)
-		return cmd_usage_error(e, "no columns");
-	return 0;
+	return t->nout == 0 ? -ENODATA : 0;
 }
 
 /* The columns, made only once the first row comes: none for --json. */

@@ -89,6 +89,9 @@ int	 cmd_usage_error(const struct cmd_entry *, const char *fmt, ...)
 int	 cmd_help(const struct cmd_entry *);
 int	 cmd_getopt(struct ctx *, const struct cmd_entry *, int argc,
 	    char **argv, int *exitp);
+struct tbl;
+int	 cmd_tbl_init(struct ctx *, const struct cmd_entry *, struct tbl *,
+	    unsigned extra);
 
 /* ---- client.c: one request, its reply ---- */
 typedef int (*ctl_msg_fn)(struct ctx *, const struct proto_msg *, void *);
@@ -120,10 +123,12 @@ struct tbl {
 	struct libscols_table *t;
 	struct libscols_line *ln;
 	int64_t		 rows;
+	const char	*bad;		/* tbl_init(): no such column */
+	int		 bad_len;
 };
 
-int	 tbl_init(struct tbl *, struct ctx *, const struct cmd_entry *,
-	    const struct tbl_col *, unsigned extra);
+int	 tbl_init(struct tbl *, struct ctx *, const struct tbl_col *,
+	    unsigned extra);
 void	 tbl_row(struct tbl *);
 void	 tbl_str(struct tbl *, int col, const char *);
 void	 tbl_fmt(struct tbl *, int col, const char *fmt, ...)
