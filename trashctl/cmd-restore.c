@@ -13,6 +13,20 @@
 
 #include "trashctl.h"
 
+/* An entry's result, in JSON; then the totals. */
+static const struct rec_field restore_fields[] = {
+	REC("id", NULL, REC_NUM, A_ID, 0),
+	REC("errno", NULL, REC_NUM, A_ERRNO, 0),
+	REC("to", NULL, REC_STR, A_TO, 0),
+	REC("message", NULL, REC_STR, A_MESSAGE, 0),
+	REC_END
+};
+static const struct rec_field restore_total[] = {
+	REC("restored", NULL, REC_NUM, A_DONE, 0),
+	REC("failed", NULL, REC_NUM, A_FAILED, 0),
+	REC_END
+};
+
 struct restore_state {
 	int64_t	 total;
 	int64_t	 seen;
@@ -40,13 +54,8 @@ cmd_restore_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		if (err != 0)
 			s->failed++;
 		if (ctx->json) {
-			json_item(ctx, "{\"results\":[");
-			printf("{\"id\":%" PRId64 ",\"errno\":%" PRId64
-			    ",", m->num[A_ID], err);
-			json_field(stdout, "to", m->str[A_TO]);
-			printf(",");
-			json_field(stdout, "message", m->str[A_MESSAGE]);
-			printf("}");
+			rec_json_item(ctx, "{\"results\":[", restore_fields,
+			    m);
 			s->first = false;
 			return 0;
 		}
@@ -63,8 +72,8 @@ cmd_restore_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		progress_end(ctx);
 		if (ctx->json) {
 			json_items_end(ctx, "{\"results\":[");
-			printf(",\"restored\":%" PRId64 ",\"failed\":%"
-			    PRId64 "}\n", m->num[A_DONE], m->num[A_FAILED]);
+			rec_json(restore_total, m, false);
+			printf("}\n");
 		} else if (s->total > 1 || m->num[A_FAILED] > 0) {
 			printf("restored %" PRId64 " of %" PRId64 " entr%s",
 			    m->num[A_DONE], s->total, s->total == 1 ? "y" :

@@ -8,19 +8,27 @@
 
 #include "trashctl.h"
 
+/* An entry's result, in JSON; then the totals. */
+static const struct rec_field wipe_fields[] = {
+	REC("id", NULL, REC_NUM, A_ID, 0),
+	REC("errno", NULL, REC_NUM, A_ERRNO, 0),
+	REC("path", NULL, REC_STR, A_PATH, 0),
+	REC("message", NULL, REC_STR, A_MESSAGE, 0),
+	REC_END
+};
+static const struct rec_field wipe_total[] = {
+	REC("queued", NULL, REC_NUM, A_DONE, 0),
+	REC("failed", NULL, REC_NUM, A_FAILED, 0),
+	REC_END
+};
+
 static int
 cmd_wipe_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
 	(void)arg;
 	if (m->type == MSG_RESULT) {
 		if (ctx->json) {
-			json_item(ctx, "{\"results\":[");
-			printf("{\"id\":%" PRId64 ",\"errno\":%" PRId64 ",",
-			    m->num[A_ID], m->num[A_ERRNO]);
-			json_field(stdout, "path", m->str[A_PATH]);
-			printf(",");
-			json_field(stdout, "message", m->str[A_MESSAGE]);
-			printf("}");
+			rec_json_item(ctx, "{\"results\":[", wipe_fields, m);
 		} else if (m->num[A_ERRNO] != 0) {
 			fprintf(stderr, "trashctl: entry %" PRId64 ": %s\n",
 			    m->num[A_ID], m->str[A_MESSAGE]);
@@ -35,8 +43,8 @@ cmd_wipe_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		return 0;
 	if (ctx->json) {
 		json_items_end(ctx, "{\"results\":[");
-		printf(",\"queued\":%" PRId64 ",\"failed\":%" PRId64 "}\n",
-		    m->num[A_DONE], m->num[A_FAILED]);
+		rec_json(wipe_total, m, false);
+		printf("}\n");
 	}
 	return m->num[A_FAILED] > 0 ? EXIT_SOME : 0;
 }

@@ -143,7 +143,7 @@ cmd_help(const struct cmd_entry *e)
 		}
 	if (e->cols != NULL) {
 		printf("\n");
-		tbl_help(e->cols);
+		tbl_help(e->cols, e->defcols);
 	}
 	return EXIT_OK;
 }
@@ -176,16 +176,16 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 }
 
 /*
- * @t, the table of @e with the columns --output names (tbl_init()), or
- * a usage error (EXIT_USAGE).
+ * @t, the table of @e with the columns --output names, else @defcols
+ * (tbl_init()); or a usage error (EXIT_USAGE).
  */
 int
 cmd_tbl_init(struct ctx *ctx, const struct cmd_entry *e, struct tbl *t,
-    unsigned extra)
+    const char *defcols)
 {
 	int r;
 
-	if ((r = tbl_init(t, ctx, e->cols, extra)) == -EINVAL)
+	if ((r = tbl_init(t, ctx, e->cols, defcols)) == -EINVAL)
 		return cmd_usage_error(e, "%.*s: no such column (\"trashctl "
 		    "%s -h\" lists them)", t->bad_len, t->bad, e->name);
 	if (r < 0)

@@ -4104,8 +4104,8 @@ test_cli13_table_escape(void **state)
 	free(out);
 	/* -h names the columns, the default ones starred. */
 	check_rc(ctl(e, &A, &out, "list", "-h"), 0, out);
-	expect_str(out, "columns (--output): ID* DELETED* TIME SIZE* FL* "
-	    "USER ");
+	expect_str(out, "columns (--output): ID* UID USER DELETER FS PATH* "
+	    "NAME TIME DELETED* SIZE* FL* STATE\n");
 	free(out);
 }
 
