@@ -44,7 +44,10 @@ want() {	# want WHAT OFFERED... -- WORDS...
 cmds=$(trashctl -h | awk '/^  [a-z]/ { print $1 }')
 [ -n "$cmds" ] || { echo "not ok: no commands from trashctl -h"; exit 1; }
 # The options section of -h: " -u, --user <user>  what it does".
-opts() { sed -n '/^options:$/,/^$/p' | grep -o -- '^ [ -][ A-Za-z][ ,] --[a-z-]*'; }
+opts() {
+	sed -n '/^options:$/,/^$/p' |
+	    grep -o -- '^ [ -][ A-Za-z][ ,] --[a-z-]*'
+}
 for c in "" $cmds; do
 	listed=$(trashctl $c -h | opts)
 	[ -n "$listed" ] || { echo "not ok: $c -h lists no options"; fail=1; }
