@@ -92,7 +92,10 @@ cmd_opt_name(char *buf, size_t len, const struct cmd_opt *o, bool letter)
 	    o->arg != NULL ? ">" : "");
 }
 
-/* Whether @o's letter was named by an option before it (an alias). */
+/*
+ * Whether @o's letter is shown and taken: it has one, and no option
+ * before it has the same (an alias, as audit's --user of --actor).
+ */
 static bool
 cmd_opt_letter(const struct cmd_opt *const t[3], const struct cmd_opt *o)
 {
@@ -126,8 +129,8 @@ cmd_help(const struct cmd_entry *e)
 	cmd_opt_tables(e, t);
 	for (i = 0; i < 3; i++)
 		for (o = t[i]; o != NULL && o->name != NULL; o++)
-			if ((w = cmd_opt_name(name, sizeof(name), o, true)) >
-			    width)
+			if ((w = cmd_opt_name(name, sizeof(name), o,
+			    cmd_opt_letter(t, o))) > width)
 				width = w;
 	if (e->name != NULL)
 		printf("usage: trashctl %s %s\n%s\n", e->name, e->usage,
