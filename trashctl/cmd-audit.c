@@ -22,41 +22,40 @@
  * its own instead (its encoding escapes blanks: DETAILS would be one
  * word there, and its quotes prove nothing).
  */
-enum { AU_TIME, AU_USER, AU_UID, AU_PID, AU_ACTION, AU_ENTRY, AU_TRASH,
-    AU_OWNER, AU_FS, AU_PATH, AU_NAME, AU_TARGET, AU_RESULT, AU_DETAILS,
-    AU_ID };
-static const struct tbl_col audit_cols[] = {
-	[AU_TIME] =	{ "TIME",	TBL_DEFAULT | TBL_RAWDEF },
-	[AU_USER] =	{ "USER",	TBL_DEFAULT | TBL_RAWDEF },
-	[AU_UID] =	{ "UID",	TBL_RIGHT },
-	[AU_PID] =	{ "PID",	TBL_DEFAULT | TBL_RAWDEF | TBL_RIGHT },
-	[AU_ACTION] =	{ "ACTION",	TBL_DEFAULT | TBL_RAWDEF },
-	[AU_ENTRY] =	{ "ENTRY",	TBL_RAWDEF | TBL_RIGHT },
-	[AU_TRASH] =	{ "TRASH",	TBL_RAWDEF },
-	[AU_OWNER] =	{ "OWNER",	TBL_RAWDEF },
-	[AU_FS] =	{ "FS",		TBL_RAWDEF },
-	[AU_PATH] =	{ "PATH",	TBL_RAWDEF },
-	[AU_NAME] =	{ "NAME",	TBL_RAWDEF },
-	[AU_TARGET] =	{ "TARGET",	TBL_RAWDEF },
-	[AU_RESULT] =	{ "RESULT",	TBL_RAWDEF },
-	[AU_DETAILS] =	{ "DETAILS",	TBL_DEFAULT },
-	[AU_ID] =	{ "ID",		TBL_RIGHT },
-	{ NULL, 0 }
+static void audit_details_cell(struct tbl *, int, const struct proto_msg *);
+
+/* A record, in JSON and in the table (trashctl(1)). */
+static const struct rec_field audit_fields[] = {
+	REC("id", "ID", REC_NUM, A_ID, REC_RIGHT),
+	REC("time_ns", "TIME", REC_TIME, A_TIME, 0),
+	REC("uid", "UID", REC_NUM, A_UID, REC_RIGHT),
+	REC("user", "USER", REC_USER, A_UID, 0),
+	REC("pid", "PID", REC_NUM, A_PID, REC_RIGHT),
+	REC("action", "ACTION", REC_STR, A_ACTION, 0),
+	REC("entry", "ENTRY", REC_NUM, A_ENTRY, REC_RIGHT | REC_OPT),
+	REC("trash_uid", NULL, REC_NUM, A_TRASH, REC_OPT),
+	REC("trash_user", "TRASH", REC_USER, A_TRASH, REC_OPT),
+	REC("owner_uid", NULL, REC_NUM, A_OWNER, REC_OPT),
+	REC("owner", "OWNER", REC_USER, A_OWNER, REC_OPT),
+	REC("fs", "FS", REC_STR, A_FS, 0),
+	REC("path", "PATH", REC_STR, A_PATH, 0),
+	REC("name", "NAME", REC_STR, A_NAME, 0),
+	REC("target", "TARGET", REC_STR, A_TARGET, 0),
+	REC("result", "RESULT", REC_STR, A_RESULT, 0),
+	{ NULL, "DETAILS", REC_FN, A_NONE, .cell = audit_details_cell },
+	REC_END
 };
+/* DETAILS, the last field. */
+#define AUDIT_DETAILS \
+	((int)(sizeof(audit_fields) / sizeof(audit_fields[0])) - 2)
+/* The columns without --output; with --raw, the fields of DETAILS. */
+#define AUDIT_COLS	"TIME,USER,PID,ACTION,DETAILS"
+#define AUDIT_COLS_RAW	"TIME,USER,PID,ACTION,ENTRY,TRASH,OWNER,FS,PATH," \
+	"NAME,TARGET,RESULT"
 
 struct audit_state {
 	struct tbl	 t;
 };
-
-/* ,"KEY":N or ,"KEY":null for an optional number. */
-static void
-audit_json_num(const struct proto_msg *m, int a, const char *key)
-{
-	if (PROTO_HAS(m, a))
-		printf(",\"%s\":%" PRId64, key, m->num[a]);
-	else
-		printf(",\"%s\":null", key);
-}
 
 /* The DETAILS of a record (see above), malloc'd. */
 static char *
@@ -111,36 +110,14 @@ audit_details(const struct proto_msg *m)
 	return buf;
 }
 
+/* Its strings escaped by client.c (no --raw: see above). */
 static void
-audit_row(struct tbl *t, const struct proto_msg *m)
+audit_details_cell(struct tbl *t, int col, const struct proto_msg *m)
 {
-	char when[32], *d;
+	char *d = audit_details(m);
 
-	tbl_row(t);
-	fmt_time(when, sizeof(when), m->num[A_TIME]);
-	tbl_str(t, AU_TIME, when);
-	tbl_user(t, AU_USER, m->num[A_UID]);
-	tbl_fmt(t, AU_UID, "%" PRId64, m->num[A_UID]);
-	tbl_fmt(t, AU_PID, "%" PRId64, m->num[A_PID]);
-	tbl_str(t, AU_ACTION, m->str[A_ACTION]);
-	if (PROTO_HAS(m, A_ENTRY))
-		tbl_fmt(t, AU_ENTRY, "%" PRId64, m->num[A_ENTRY]);
-	if (PROTO_HAS(m, A_TRASH))
-		tbl_user(t, AU_TRASH, m->num[A_TRASH]);
-	if (PROTO_HAS(m, A_OWNER))
-		tbl_user(t, AU_OWNER, m->num[A_OWNER]);
-	tbl_str(t, AU_FS, m->str[A_FS]);
-	tbl_str(t, AU_PATH, m->str[A_PATH]);
-	tbl_str(t, AU_NAME, m->str[A_NAME]);
-	tbl_str(t, AU_TARGET, m->str[A_TARGET]);
-	tbl_str(t, AU_RESULT, m->str[A_RESULT]);
-	tbl_fmt(t, AU_ID, "%" PRId64, m->num[A_ID]);
-	if (t->map[AU_DETAILS] >= 0) {
-		/* Its strings escaped by client.c (no --raw: see above). */
-		d = audit_details(m);
-		tbl_str(t, AU_DETAILS, d);
-		free(d);
-	}
+	tbl_str(t, col, d);
+	free(d);
 }
 
 static int
@@ -157,51 +134,25 @@ cmd_audit_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	}
 	if (m->type != MSG_AUDIT_ROW)
 		return 0;
-	if (!ctx->json) {
-		audit_row(&s->t, m);
-		return 0;
-	}
-	json_item(ctx, "{\"audit\":[");
-	printf("{\"id\":%" PRId64 ",\"time_ns\":%" PRId64 ",\"uid\":%" PRId64,
-	    m->num[A_ID], m->num[A_TIME], m->num[A_UID]);
-	json_user(stdout, "user", m->num[A_UID]);
-	printf(",\"pid\":%" PRId64 ",", m->num[A_PID]);
-	json_field(stdout, "action", m->str[A_ACTION]);
-	audit_json_num(m, A_ENTRY, "entry");
-	audit_json_num(m, A_TRASH, "trash_uid");
-	json_user(stdout, "trash_user", PROTO_HAS(m, A_TRASH) ?
-	    m->num[A_TRASH] : -1);
-	audit_json_num(m, A_OWNER, "owner_uid");
-	json_user(stdout, "owner", PROTO_HAS(m, A_OWNER) ?
-	    m->num[A_OWNER] : -1);
-	printf(",");
-	json_field(stdout, "fs", m->str[A_FS]);
-	printf(",");
-	json_field(stdout, "path", m->str[A_PATH]);
-	printf(",");
-	json_field(stdout, "name", m->str[A_NAME]);
-	printf(",");
-	json_field(stdout, "target", m->str[A_TARGET]);
-	printf(",");
-	json_field(stdout, "result", m->str[A_RESULT]);
-	printf("}");
+	if (ctx->json)
+		rec_json_item(ctx, "{\"audit\":[", audit_fields, m);
+	else
+		rec_row(&s->t, m);
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_audit_opts[] = {
-	{ "user", required_argument, NULL, 'u' },
-	{ "actor", required_argument, NULL, 'u' },
-	{ "owner", required_argument, NULL, 'O' },
-	{ "path", required_argument, NULL, 'p' },
-	{ "action", required_argument, NULL, 'A' },
-	{ "result", required_argument, NULL, 'r' },
-	{ "since", required_argument, NULL, 'S' },
-	{ "until", required_argument, NULL, 'U' },
-	{ "limit", required_argument, NULL, 'n' },
-	CMD_TABLE_OPTS,
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
+/* Its own options (cmd.c adds the common ones); the filters. */
+static const struct cmd_opt cmd_audit_opts[] = {
+	{ "actor", 'u', "user", "who acted, or on whose behalf trashd did" },
+	CMD_OPT_USER("the same as --actor"),
+	{ "owner", 'O', "user", "whose trash or whose file" },
+	{ "path", 'p', "path", "at or under path, component by component" },
+	{ "action", 'A', "action", "exactly this action (ctl-restore, ...)" },
+	{ "result", 'r', "result", "the result's first word (ok, denied, ...)" },
+	{ "since", 'S', "time", "at or after time" },
+	{ "until", 'U', "time", "before time" },
+	{ "limit", 'n', "count", "the newest count rows (100, 10000 at most)" },
+	{ NULL, 0, NULL, NULL }
 };
 
 static int
@@ -220,15 +171,15 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 
 	for (a = 0; a < A_MAX; a++)
 		num[a] = -1;
-	while ((ch = getopt_long(argc, argv, "A:hjn:O:p:r:S:U:u:",
-	    cmd_audit_opts, NULL)) != -1) {
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1) {
 		switch (ch) {
-		case 'u':
 		case 'O':
-			if (parse_user(optarg, &v) < 0)
+			if (parse_user(optarg, &v) < 0) {
+				free(path);
 				return cmd_usage_error(e, "%s: no such user",
 				    optarg);
-			num[ch == 'u' ? A_UID : A_OWNER] = v;
+			}
+			num[A_OWNER] = v;
 			break;
 		case 'p':
 			/* As list's: absolute, through existing symlinks. */
@@ -257,26 +208,19 @@ cmd_audit_exec(struct ctx *ctx, int argc, char **argv)
 				    "(a positive decimal number)", optarg);
 			num[A_LIMIT] = v;
 			break;
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			if (cmd_table_opt(ctx, ch))
-				break;
-			return cmd_usage_error(e, NULL);
+		case CMD_EXIT:
+			free(path);
+			return r;
 		}
 	}
+	num[A_UID] = ctx->user;
 	if (optind != argc) {
 		free(path);
 		return cmd_usage_error(e, "no arguments");
 	}
-	if ((r = tbl_init(&s.t, ctx, e, audit_cols, 0)) != 0 ||
-	    (ctx->raw && s.t.map[AU_DETAILS] >= 0)) {
+	if ((r = cmd_tbl_init(ctx, e, &s.t, ctx->raw ?
+	    AUDIT_COLS_RAW : AUDIT_COLS)) != 0 ||
+	    (ctx->raw && s.t.map[AUDIT_DETAILS] >= 0)) {
 		free(path);
 		return r != 0 ? r : cmd_usage_error(e, "DETAILS is not for "
 		    "--raw, which has its fields in columns");
@@ -303,6 +247,7 @@ const struct cmd_entry cmd_audit_entry = {
 	    "[--noheadings]",
 	.help = "query the audit log (admins)",
 	.opts = cmd_audit_opts,
-	.cols = audit_cols,
+	.cols = audit_fields,
+	.defcols = AUDIT_COLS,
 	.exec = cmd_audit_exec,
 };

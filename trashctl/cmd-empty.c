@@ -18,6 +18,31 @@ struct empty_state {
 	int64_t	 n;
 };
 
+/* A dry run's entry in JSON (its path relative to fs); the totals. */
+static const struct rec_field empty_fields[] = {
+	REC("id", NULL, REC_NUM, A_ID, 0),
+	REC("uid", NULL, REC_NUM, A_UID, 0),
+	REC("user", NULL, REC_USER, A_UID, 0),
+	REC("fs", NULL, REC_STR, A_FS, 0),
+	REC("path", NULL, REC_STR, A_PATH, 0),
+	REC("name", NULL, REC_STR, A_NAME, 0),
+	REC("deleted_ns", NULL, REC_NUM, A_TIME, 0),
+	REC("size", NULL, REC_NUM, A_SIZE, 0),
+	REC_END
+};
+static const struct rec_field empty_total[] = {
+	REC("count", NULL, REC_NUM, A_COUNT, 0),
+	REC("bytes", NULL, REC_NUM, A_BYTES, 0),
+	REC_END
+};
+/* Not a dry run. */
+static const struct rec_field empty_done[] = {
+	REC("emptied", NULL, REC_NUM, A_DONE, 0),
+	REC("failed", NULL, REC_NUM, A_FAILED, 0),
+	REC("bytes", NULL, REC_NUM, A_BYTES, 0),
+	REC_END
+};
+
 /* A dry run's entry: what a list shows of it. */
 static void
 empty_dry_entry(struct ctx *ctx, struct empty_state *s,
@@ -27,18 +52,8 @@ empty_dry_entry(struct ctx *ctx, struct empty_state *s,
 	char size[16], user[64];
 
 	if (ctx->json) {
-		json_item(ctx, "{\"dry_run\":true,\"entries\":[");
-		printf("{\"id\":%" PRId64 ",\"uid\":%" PRId64,
-		    m->num[A_ID], m->num[A_UID]);
-		json_user(stdout, "user", m->num[A_UID]);
-		printf(",");
-		json_field(stdout, "fs", fs);
-		printf(",");
-		json_field(stdout, "path", m->str[A_PATH]);
-		printf(",");
-		json_field(stdout, "name", m->str[A_NAME]);
-		printf(",\"deleted_ns\":%" PRId64 ",\"size\":%" PRId64 "}",
-		    m->num[A_TIME], m->num[A_SIZE]);
+		rec_json_item(ctx, "{\"dry_run\":true,\"entries\":[",
+		    empty_fields, m);
 		return;
 	}
 	s->n++;
@@ -75,17 +90,17 @@ cmd_empty_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		return 0;
 	if (s->dry && ctx->json) {
 		json_items_end(ctx, "{\"dry_run\":true,\"entries\":[");
-		printf(",\"count\":%" PRId64 ",\"bytes\":%" PRId64 "}\n",
-		    m->num[A_COUNT], m->num[A_BYTES]);
+		rec_json(empty_total, m, false);
+		printf("}\n");
 	} else if (s->dry) {
 		fmt_size(size, sizeof(size), m->num[A_BYTES]);
 		printf("would empty %" PRId64 " entr%s (%s); nothing was "
 		    "touched\n", m->num[A_COUNT], m->num[A_COUNT] == 1 ? "y" :
 		    "ies", size);
 	} else if (ctx->json) {
-		printf("{\"emptied\":%" PRId64 ",\"failed\":%" PRId64
-		    ",\"bytes\":%" PRId64 "}\n", m->num[A_DONE],
-		    m->num[A_FAILED], m->num[A_BYTES]);
+		printf("{");
+		rec_json(empty_done, m, true);
+		printf("}\n");
 	} else {
 		fmt_size(size, sizeof(size), m->num[A_BYTES]);
 		printf("emptied %" PRId64 " entr%s (%s)%s\n", m->num[A_DONE],
@@ -140,15 +155,16 @@ empty_confirm(struct ctx *ctx, const struct cmd_entry *e, const char *whose)
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_empty_opts[] = {
-	{ "user", required_argument, NULL, 'u' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "older-than", required_argument, NULL, 'o' },
-	{ "dry-run", no_argument, NULL, 'D' },
-	{ "yes", no_argument, NULL, 'y' },
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
+/* Its own options (cmd.c adds the common ones). */
+enum { OPT_DRY_RUN = OPT_CMD };
+static const struct cmd_opt cmd_empty_opts[] = {
+	CMD_OPT_USER("empty that user's trash (admins)"),
+	{ "all", 'a', NULL, "empty every user's trash (admins)" },
+	{ "older-than", 'o', "time", "only what was deleted before time" },
+	{ "dry-run", OPT_DRY_RUN, NULL,
+	    "show what would go, and touch nothing" },
+	{ "yes", 'y', NULL, "do not ask before emptying others' trash" },
+	{ NULL, 0, NULL, NULL }
 };
 
 static int
@@ -160,20 +176,12 @@ cmd_empty_exec(struct ctx *ctx, int argc, char **argv)
 	const char *why;
 	char whose[96], user[64];
 	bool all = false, yes = false, other = false;
-	int64_t v, uid = -1;
+	int64_t v, uid;
 	int ch, r;
 
 	proto_init(&b, MSG_EMPTY);
-	while ((ch = getopt_long(argc, argv, "aho:ju:y", cmd_empty_opts,
-	    NULL)) != -1) {
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1) {
 		switch (ch) {
-		case 'u':
-			if (parse_user(optarg, &uid) < 0)
-				return cmd_usage_error(e, "%s: no such user",
-				    optarg);
-			proto_num(&b, A_UID, uid);
-			other = uid != (int64_t)getuid();
-			break;
 		case 'a':
 			proto_num(&b, A_ALL, 1);
 			all = true;
@@ -185,24 +193,20 @@ cmd_empty_exec(struct ctx *ctx, int argc, char **argv)
 				    why);
 			proto_num(&b, A_BEFORE, v);
 			break;
-		case 'D':
+		case OPT_DRY_RUN:
 			proto_num(&b, A_DRY_RUN, 1);
 			s.dry = true;
 			break;
 		case 'y':
 			yes = true;
 			break;
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			return cmd_usage_error(e, NULL);
+		case CMD_EXIT:
+			return r;
 		}
+	}
+	if ((uid = ctx->user) >= 0) {
+		proto_num(&b, A_UID, uid);
+		other = uid != (int64_t)getuid();
 	}
 	if (optind != argc)
 		return cmd_usage_error(e, "no arguments");

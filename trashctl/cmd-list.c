@@ -9,25 +9,6 @@
 
 #include "trashctl.h"
 
-/* The columns of its table; the ones marked TBL_DEFAULT without --output. */
-enum { L_ID, L_DELETED, L_TIME, L_SIZE, L_FL, L_USER, L_UID, L_DELETER,
-    L_STATE, L_FS, L_NAME, L_PATH };
-static const struct tbl_col list_cols[] = {
-	[L_ID] =	{ "ID",		TBL_DEFAULT | TBL_RIGHT },
-	[L_DELETED] =	{ "DELETED",	TBL_DEFAULT },
-	[L_TIME] =	{ "TIME",	0 },
-	[L_SIZE] =	{ "SIZE",	TBL_DEFAULT | TBL_RIGHT },
-	[L_FL] =	{ "FL",		TBL_DEFAULT },
-	[L_USER] =	{ "USER",	TBL_ALL },
-	[L_UID] =	{ "UID",	TBL_RIGHT },
-	[L_DELETER] =	{ "DELETER",	0 },
-	[L_STATE] =	{ "STATE",	0 },
-	[L_FS] =	{ "FS",		0 },
-	[L_NAME] =	{ "NAME",	0 },
-	[L_PATH] =	{ "PATH",	TBL_DEFAULT },
-	{ NULL, 0 }
-};
-
 struct list_state {
 	struct tbl	 t;
 };
@@ -45,71 +26,82 @@ list_path(const struct proto_msg *m, char *buf, size_t len)
 		    m->str[A_PATH]);
 }
 
+/* "path": the absolute path, null if unknown. */
 static void
-list_json(struct ctx *ctx, const struct proto_msg *m, const char *path)
+list_path_json(const char *key, const struct proto_msg *m)
 {
-	uint32_t fl = (uint32_t)m->num[A_FLAGS];
+	char path[PROTO_STR_MAX * 2 + 32];
 
-	json_item(ctx, "{\"entries\":[");
-	printf("{\"id\":%" PRId64 ",\"uid\":%" PRId64, m->num[A_ID],
-	    m->num[A_UID]);
-	json_user(stdout, "user", m->num[A_UID]);
-	printf(",\"owner\":%" PRId64 ",\"deleter\":%" PRId64 ",",
-	    m->num[A_OWNER], m->num[A_DELETER]);
-	json_field(stdout, "fs", m->str[A_FS]);
-	printf(",");
-	json_field(stdout, "path", m->str[A_PATH] ? path : NULL);
-	printf(",");
-	json_field(stdout, "name", m->str[A_NAME]);
-	printf(",\"deleted_ns\":%" PRId64 ",\"size\":%" PRId64
-	    ",\"secure\":%s,\"undelete\":%s,\"state\":",
-	    m->num[A_TIME], m->num[A_SIZE],
-	    fl & FS_SECRM_FL ? "true" : "false",
-	    fl & FS_UNRM_FL ? "true" : "false");
-	json_str(stdout, m->str[A_STATE]);
-	printf("}");
+	list_path(m, path, sizeof(path));
+	json_field(stdout, key, m->str[A_PATH] ? path : NULL);
 }
 
 static void
-list_row(struct tbl *t, const struct proto_msg *m, const char *path)
+list_path_cell(struct tbl *t, int col, const struct proto_msg *m)
 {
-	char buf[32];
-	uint32_t fl = (uint32_t)m->num[A_FLAGS];
+	char path[PROTO_STR_MAX * 2 + 32];
 
-	tbl_row(t);
-	tbl_fmt(t, L_ID, "%" PRId64, m->num[A_ID]);
-	fmt_age(buf, sizeof(buf), m->num[A_TIME]);
-	tbl_str(t, L_DELETED, buf);
-	fmt_time(buf, sizeof(buf), m->num[A_TIME]);
-	tbl_str(t, L_TIME, buf);
-	fmt_size(buf, sizeof(buf), m->num[A_SIZE]);
-	tbl_str(t, L_SIZE, buf);
-	tbl_fmt(t, L_FL, "%c%c", fl & FS_SECRM_FL ? 's' : '-',
-	    fl & FS_UNRM_FL ? 'u' : '-');
-	tbl_user(t, L_USER, m->num[A_UID]);
-	tbl_fmt(t, L_UID, "%" PRId64, m->num[A_UID]);
-	tbl_user(t, L_DELETER, m->num[A_DELETER]);
-	tbl_str(t, L_STATE, m->str[A_STATE]);
-	tbl_str(t, L_FS, m->str[A_FS]);
-	tbl_str(t, L_NAME, m->str[A_NAME]);
+	list_path(m, path, sizeof(path));
 	/* The one that is going says so, where people look. */
 	if (strcmp(m->str[A_STATE], "wiping") == 0 && !t->ctx->raw)
-		tbl_fmt(t, L_PATH, "%s (wiping)", path);
+		tbl_fmt(t, col, "%s (wiping)", path);
 	else
-		tbl_str(t, L_PATH, path);
+		tbl_str(t, col, path);
 }
+
+/* FL: s secure deletion, u undelete. */
+static void
+list_flags_cell(struct tbl *t, int col, const struct proto_msg *m)
+{
+	uint32_t fl = (uint32_t)m->num[A_FLAGS];
+
+	tbl_fmt(t, col, "%c%c", fl & FS_SECRM_FL ? 's' : '-',
+	    fl & FS_UNRM_FL ? 'u' : '-');
+}
+
+/* An entry, in JSON and in the table (trashctl(1)). */
+static const struct rec_field list_fields[] = {
+	REC("id", "ID", REC_NUM, A_ID, REC_RIGHT),
+	REC("uid", "UID", REC_NUM, A_UID, REC_RIGHT),
+	REC("user", "USER", REC_USER, A_UID, 0),
+	REC("owner", NULL, REC_NUM, A_OWNER, 0),
+	REC("deleter", NULL, REC_NUM, A_DELETER, 0),
+	REC(NULL, "DELETER", REC_USER, A_DELETER, 0),
+	REC("fs", "FS", REC_STR, A_FS, 0),
+	{ "path", "PATH", REC_FN, A_PATH, .json = list_path_json,
+	    .cell = list_path_cell },
+	REC("name", "NAME", REC_STR, A_NAME, 0),
+	REC("deleted_ns", "TIME", REC_TIME, A_TIME, 0),
+	REC(NULL, "DELETED", REC_AGE, A_TIME, 0),
+	REC("size", "SIZE", REC_SIZE, A_SIZE, REC_RIGHT),
+	{ "secure", NULL, REC_BOOL, A_FLAGS, .mask = FS_SECRM_FL },
+	{ "undelete", NULL, REC_BOOL, A_FLAGS, .mask = FS_UNRM_FL },
+	{ NULL, "FL", REC_FN, A_FLAGS, .cell = list_flags_cell },
+	REC("state", "STATE", REC_TEXT, A_STATE, 0),
+	REC_END
+};
+/* The columns without --output; with -a, whose too. */
+#define LIST_COLS	"ID,DELETED,SIZE,FL,PATH"
+#define LIST_COLS_ALL	"ID,DELETED,SIZE,FL,USER,PATH"
+
+/* The totals, after the entries. */
+static const struct rec_field list_total[] = {
+	REC("count", NULL, REC_NUM, A_COUNT, 0),
+	REC("bytes", NULL, REC_NUM, A_BYTES, 0),
+	REC_END
+};
 
 static int
 cmd_list_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
 	struct list_state *s = arg;
-	char path[PROTO_STR_MAX * 2 + 32], size[16];
+	char size[16];
 
 	if (m->type == MSG_OK) {
 		if (ctx->json) {
 			json_items_end(ctx, "{\"entries\":[");
-			printf(",\"count\":%" PRId64 ",\"bytes\":%" PRId64
-			    "}\n", m->num[A_COUNT], m->num[A_BYTES]);
+			rec_json(list_total, m, false);
+			printf("}\n");
 			return 0;
 		}
 		tbl_print(&s->t);
@@ -127,26 +119,23 @@ cmd_list_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	}
 	if (m->type != MSG_ENTRY)
 		return 0;
-	list_path(m, path, sizeof(path));
 	if (ctx->json)
-		list_json(ctx, m, path);
+		rec_json_item(ctx, "{\"entries\":[", list_fields, m);
 	else
-		list_row(&s->t, m, path);
+		rec_row(&s->t, m);
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_list_opts[] = {
-	{ "user", required_argument, NULL, 'u' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "older-than", required_argument, NULL, 'o' },
-	{ "newer-than", required_argument, NULL, 'N' },
-	{ "secure", no_argument, NULL, 'S' },
-	{ "undelete", no_argument, NULL, 'U' },
-	{ "limit", required_argument, NULL, 'n' },
-	CMD_TABLE_OPTS,
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
+/* Its own options (cmd.c adds the common ones). */
+static const struct cmd_opt cmd_list_opts[] = {
+	CMD_OPT_USER("that user's trash (admins)"),
+	{ "all", 'a', NULL, "every user's trash (admins), and whose" },
+	{ "older-than", 'o', "time", "only what was deleted before time" },
+	{ "newer-than", 'N', "time", "only what was deleted at or after time" },
+	{ "secure", 'S', NULL, "only +s entries (secure deletion)" },
+	{ "undelete", 'U', NULL, "only +u entries (undelete)" },
+	{ "limit", 'n', "count", "only the newest count entries" },
+	{ NULL, 0, NULL, NULL }
 };
 
 static int
@@ -162,18 +151,11 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 	int ch, r;
 
 	proto_init(&b, MSG_LIST);
-	while ((ch = getopt_long(argc, argv, "ahjn:N:o:SUu:", cmd_list_opts,
-	    NULL)) != -1) {
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1) {
 		switch (ch) {
 		case 'a':
 			proto_num(&b, A_ALL, 1);
 			all = true;
-			break;
-		case 'u':
-			if (parse_user(optarg, &v) < 0)
-				return cmd_usage_error(e, "%s: no such user",
-				    optarg);
-			proto_num(&b, A_UID, v);
 			break;
 		case 'o':
 		case 'N':
@@ -194,20 +176,12 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 				    "(a positive decimal number)", optarg);
 			proto_num(&b, A_LIMIT, v);
 			break;
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			if (cmd_table_opt(ctx, ch))
-				break;
-			return cmd_usage_error(e, NULL);
+		case CMD_EXIT:
+			return r;
 		}
 	}
+	if (ctx->user >= 0)
+		proto_num(&b, A_UID, ctx->user);
 	if (flags)
 		proto_num(&b, A_FLAGS, flags);
 	if (argc - optind > 1)
@@ -219,7 +193,8 @@ cmd_list_exec(struct ctx *ctx, int argc, char **argv)
 		proto_str(&b, A_PREFIX, p);
 		free(p);
 	}
-	if ((r = tbl_init(&s.t, ctx, e, list_cols, all ? TBL_ALL : 0)) != 0)
+	if ((r = cmd_tbl_init(ctx, e, &s.t, all ? LIST_COLS_ALL :
+	    LIST_COLS)) != 0)
 		return r;
 	r = ctl_request(ctx, &b, cmd_list_msg, &s);
 	/* Cut short (trashd gone): what came is still shown. */
@@ -233,6 +208,7 @@ const struct cmd_entry cmd_list_entry = {
 	    "[--output cols] [--raw] [--noheadings] [path]",
 	.help = "list the entries of your trash, newest last",
 	.opts = cmd_list_opts,
-	.cols = list_cols,
+	.cols = list_fields,
+	.defcols = LIST_COLS,
 	.exec = cmd_list_exec,
 };

@@ -12,6 +12,37 @@
 
 #include "trashctl.h"
 
+static const char *const policy_kinds[] = { "user", "group", "default",
+    "config" };
+
+/* Its kind; one trashd does not know is the default. */
+static int64_t
+policy_kind(const struct proto_msg *m)
+{
+	return m->num[A_KIND] >= 0 && m->num[A_KIND] <= 3 ? m->num[A_KIND] :
+	    PROTO_KIND_DEFAULT;
+}
+
+static void
+policy_kind_json(const char *key, const struct proto_msg *m)
+{
+	printf("\"%s\":\"%s\"", key, policy_kinds[policy_kind(m)]);
+}
+
+/* A policy in JSON: the limits if it has them, the watermark if any. */
+static const struct rec_field policy_fields[] = {
+	{ "kind", NULL, REC_FN, A_KIND, .json = policy_kind_json },
+	REC("id", NULL, REC_NUM, A_XID, REC_OMIT),
+	{ "quota_text", NULL, REC_STR, A_QUOTA_TEXT, .when = A_QUOTA },
+	{ "retention_text", NULL, REC_STR, A_RETENTION_TEXT,
+	    .when = A_QUOTA },
+	REC("quota", NULL, REC_NUM, A_QUOTA, REC_OMIT),
+	{ "retention", NULL, REC_NUM, A_RETENTION, .when = A_QUOTA },
+	{ "fs", NULL, REC_STR, A_FS, REC_OMIT, .when = A_WATERMARK },
+	REC("watermark", NULL, REC_NUM, A_WATERMARK, REC_OMIT),
+	REC_END
+};
+
 struct policy_state {
 	int64_t	 n;
 };
@@ -37,12 +68,9 @@ policy_val(char *buf, size_t len, const struct proto_msg *m, int a)
 static int
 cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
-	static const char *const kinds[] = { "user", "group", "default",
-	    "config" };
 	struct policy_state *s = arg;
-	int64_t k = m->num[A_KIND] >= 0 && m->num[A_KIND] <= 3 ?
-	    m->num[A_KIND] : 2;
-	const char *kind = kinds[k];
+	int64_t k = policy_kind(m);
+	const char *kind = policy_kinds[k];
 	char q[40], r[40], w[32];
 	bool limits = PROTO_HAS(m, A_QUOTA);
 
@@ -56,28 +84,7 @@ cmd_policy_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	if (m->type != MSG_POLICY)
 		return 0;
 	if (ctx->json) {
-		json_item(ctx, "{\"policies\":[");
-		printf("{\"kind\":\"%s\"", kind);
-		if (PROTO_HAS(m, A_XID))
-			printf(",\"id\":%" PRId64, m->num[A_XID]);
-		if (PROTO_HAS(m, A_QUOTA)) {
-			printf(",");
-			json_field(stdout, "quota_text",
-			    m->str[A_QUOTA_TEXT]);
-			printf(",");
-			json_field(stdout, "retention_text",
-			    m->str[A_RETENTION_TEXT]);
-			printf(",\"quota\":%" PRId64 ",\"retention\":%" PRId64,
-			    m->num[A_QUOTA], m->num[A_RETENTION]);
-		}
-		if (PROTO_HAS(m, A_WATERMARK)) {
-			if (PROTO_HAS(m, A_FS)) {
-				printf(",");
-				json_field(stdout, "fs", m->str[A_FS]);
-			}
-			printf(",\"watermark\":%" PRId64, m->num[A_WATERMARK]);
-		}
-		printf("}");
+		rec_json_item(ctx, "{\"policies\":[", policy_fields, m);
 		return 0;
 	}
 	/*
@@ -126,11 +133,6 @@ policy_parse_watermark(const char *s, int64_t *out, const char **why)
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_policy_opts[] = {
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
-};
 
 static int
 cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
@@ -143,23 +145,12 @@ cmd_policy_exec(struct ctx *ctx, int argc, char **argv)
 	int64_t kind, v;
 	bool set, fs = false, wm = false;
 	char *p;
-	int ch, i;
+	int ch, i, r;
 
-	while ((ch = getopt_long(argc, argv, "+hj", cmd_policy_opts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			return cmd_usage_error(e, NULL);
-		}
-	}
+	/* The common options alone, before get or set (CMD_INORDER). */
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1)
+		if (ch == CMD_EXIT)
+			return r;
 	argc -= optind;
 	argv += optind;
 	if (argc < 2)
@@ -258,6 +249,6 @@ const struct cmd_entry cmd_policy_entry = {
 	    "set default [quota ...] [retention ...] "
 	    "[watermark N%|off|inherit [fs path]]",
 	.help = "show or set quota, retention and watermarks (admins)",
-	.opts = cmd_policy_opts,
+	.flags = CMD_INORDER,
 	.exec = cmd_policy_exec,
 };

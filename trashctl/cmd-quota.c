@@ -6,40 +6,72 @@
 
 #include "trashctl.h"
 
-enum { Q_USER, Q_UID, Q_FS, Q_ENTRIES, Q_USED, Q_QUOTA, Q_USE, Q_RETENTION };
-static const struct tbl_col quota_cols[] = {
-	[Q_USER] =	{ "USER",	TBL_DEFAULT },
-	[Q_UID] =	{ "UID",	TBL_RIGHT },
-	[Q_FS] =	{ "FILESYSTEM",	TBL_DEFAULT },
-	[Q_ENTRIES] =	{ "ENTRIES",	TBL_DEFAULT | TBL_RIGHT },
-	[Q_USED] =	{ "USED",	TBL_DEFAULT | TBL_RIGHT },
-	[Q_QUOTA] =	{ "QUOTA",	TBL_DEFAULT | TBL_RIGHT },
-	[Q_USE] =	{ "USE%",	TBL_DEFAULT | TBL_RIGHT },
-	[Q_RETENTION] =	{ "RETENTION",	TBL_DEFAULT | TBL_RIGHT },
-	{ NULL, 0 }
-};
-
 struct quota_state {
 	struct tbl	 t;
 };
 
 /* The limits as they were set: 90d stays 90d, 7d stays 7d. */
 static void
-quota_limit(char *buf, size_t len, int64_t v, const char *text, bool size)
+quota_limit(struct tbl *t, int col, const struct proto_msg *m, int a,
+    int text)
 {
-	if (v < 0)
-		snprintf(buf, len, "?");
+	char buf[40];
+
+	if (!PROTO_HAS(m, a) || m->num[a] < 0)
+		snprintf(buf, sizeof(buf), "?");
 	else
-		fmt_limit(buf, len, v, text, size);
+		fmt_limit(buf, sizeof(buf), m->num[a], m->str[text],
+		    a == A_QUOTA);
+	tbl_str(t, col, buf);
 }
+
+static void
+quota_quota_cell(struct tbl *t, int col, const struct proto_msg *m)
+{
+	quota_limit(t, col, m, A_QUOTA, A_QUOTA_TEXT);
+}
+
+static void
+quota_retention_cell(struct tbl *t, int col, const struct proto_msg *m)
+{
+	quota_limit(t, col, m, A_RETENTION, A_RETENTION_TEXT);
+}
+
+/* USE%: of the quota, if there is one. */
+static void
+quota_use_cell(struct tbl *t, int col, const struct proto_msg *m)
+{
+	if (PROTO_HAS(m, A_QUOTA) && m->num[A_QUOTA] > 0)
+		tbl_fmt(t, col, "%" PRId64 "%%",
+		    m->num[A_BYTES] * 100 / m->num[A_QUOTA]);
+	else
+		tbl_str(t, col, "-");
+}
+
+/* A user's usage of a filesystem, in JSON and in the table. */
+static const struct rec_field quota_fields[] = {
+	REC("fs", "FILESYSTEM", REC_STR, A_FS, 0),
+	REC("uid", "UID", REC_NUM, A_UID, REC_RIGHT),
+	REC("user", "USER", REC_USER, A_UID, 0),
+	REC("count", "ENTRIES", REC_NUM, A_COUNT, REC_RIGHT),
+	REC("bytes", "USED", REC_SIZE, A_BYTES, REC_RIGHT),
+	REC("quota_text", NULL, REC_STR, A_QUOTA_TEXT, 0),
+	REC("retention_text", NULL, REC_STR, A_RETENTION_TEXT, 0),
+	REC("quota", NULL, REC_NUM, A_QUOTA, REC_M1),
+	REC("retention", NULL, REC_NUM, A_RETENTION, REC_M1),
+	{ NULL, "QUOTA", REC_FN, A_QUOTA, REC_RIGHT,
+	    .cell = quota_quota_cell },
+	{ NULL, "USE%", REC_FN, A_QUOTA, REC_RIGHT, .cell = quota_use_cell },
+	{ NULL, "RETENTION", REC_FN, A_RETENTION, REC_RIGHT,
+	    .cell = quota_retention_cell },
+	REC_END
+};
+#define QUOTA_COLS	"USER,FILESYSTEM,ENTRIES,USED,QUOTA,USE%,RETENTION"
 
 static int
 cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
 	struct quota_state *s = arg;
-	char used[16], quota[40], ret[40], pct[16];
-	int64_t q = PROTO_HAS(m, A_QUOTA) ? m->num[A_QUOTA] : -1;
-	int64_t r = PROTO_HAS(m, A_RETENTION) ? m->num[A_RETENTION] : -1;
 
 	if (m->type == MSG_OK) {
 		if (ctx->json) {
@@ -54,49 +86,18 @@ cmd_quota_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	}
 	if (m->type != MSG_USAGE)
 		return 0;
-	if (ctx->json) {
-		json_item(ctx, "{\"usage\":[");
-		printf("{");
-		json_field(stdout, "fs", m->str[A_FS]);
-		printf(",\"uid\":%" PRId64, m->num[A_UID]);
-		json_user(stdout, "user", m->num[A_UID]);
-		printf(",\"count\":%" PRId64 ",\"bytes\":%" PRId64 ",",
-		    m->num[A_COUNT], m->num[A_BYTES]);
-		json_field(stdout, "quota_text", m->str[A_QUOTA_TEXT]);
-		printf(",");
-		json_field(stdout, "retention_text",
-		    m->str[A_RETENTION_TEXT]);
-		printf(",\"quota\":%" PRId64 ",\"retention\":%" PRId64 "}", q,
-		    r);
-		return 0;
-	}
-	fmt_size(used, sizeof(used), m->num[A_BYTES]);
-	quota_limit(quota, sizeof(quota), q, m->str[A_QUOTA_TEXT], true);
-	quota_limit(ret, sizeof(ret), r, m->str[A_RETENTION_TEXT], false);
-	if (q > 0)
-		snprintf(pct, sizeof(pct), "%" PRId64 "%%",
-		    m->num[A_BYTES] * 100 / q);
+	if (ctx->json)
+		rec_json_item(ctx, "{\"usage\":[", quota_fields, m);
 	else
-		snprintf(pct, sizeof(pct), "-");
-	tbl_row(&s->t);
-	tbl_user(&s->t, Q_USER, m->num[A_UID]);
-	tbl_fmt(&s->t, Q_UID, "%" PRId64, m->num[A_UID]);
-	tbl_str(&s->t, Q_FS, m->str[A_FS]);
-	tbl_fmt(&s->t, Q_ENTRIES, "%" PRId64, m->num[A_COUNT]);
-	tbl_str(&s->t, Q_USED, used);
-	tbl_str(&s->t, Q_QUOTA, quota);
-	tbl_str(&s->t, Q_USE, pct);
-	tbl_str(&s->t, Q_RETENTION, ret);
+		rec_row(&s->t, m);
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_quota_opts[] = {
-	{ "user", required_argument, NULL, 'u' },
-	{ "all", no_argument, NULL, 'a' },
-	CMD_TABLE_OPTS,
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
+/* Its own options (cmd.c adds the common ones). */
+static const struct cmd_opt cmd_quota_opts[] = {
+	CMD_OPT_USER("that user's usage (admins)"),
+	{ "all", 'a', NULL, "every user's usage (admins)" },
+	{ NULL, 0, NULL, NULL }
 };
 
 static int
@@ -105,39 +106,20 @@ cmd_quota_exec(struct ctx *ctx, int argc, char **argv)
 	const struct cmd_entry *e = &cmd_quota_entry;
 	struct quota_state s;
 	struct proto_buf b;
-	int64_t v;
 	int ch, r;
 
 	proto_init(&b, MSG_QUOTA);
-	while ((ch = getopt_long(argc, argv, "ahju:", cmd_quota_opts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 'a':
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1) {
+		if (ch == CMD_EXIT)
+			return r;
+		if (ch == 'a')
 			proto_num(&b, A_ALL, 1);
-			break;
-		case 'u':
-			if (parse_user(optarg, &v) < 0)
-				return cmd_usage_error(e, "%s: no such user",
-				    optarg);
-			proto_num(&b, A_UID, v);
-			break;
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			if (cmd_table_opt(ctx, ch))
-				break;
-			return cmd_usage_error(e, NULL);
-		}
 	}
+	if (ctx->user >= 0)
+		proto_num(&b, A_UID, ctx->user);
 	if (optind != argc)
 		return cmd_usage_error(e, "no arguments");
-	if ((r = tbl_init(&s.t, ctx, e, quota_cols, 0)) != 0)
+	if ((r = cmd_tbl_init(ctx, e, &s.t, QUOTA_COLS)) != 0)
 		return r;
 	r = ctl_request(ctx, &b, cmd_quota_msg, &s);
 	tbl_print(&s.t);
@@ -149,6 +131,7 @@ const struct cmd_entry cmd_quota_entry = {
 	.usage = "[-a] [-u user] [-j] [--output cols] [--raw] [--noheadings]",
 	.help = "show trash usage against quota and retention",
 	.opts = cmd_quota_opts,
-	.cols = quota_cols,
+	.cols = quota_fields,
+	.defcols = QUOTA_COLS,
 	.exec = cmd_quota_exec,
 };

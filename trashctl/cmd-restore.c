@@ -13,6 +13,20 @@
 
 #include "trashctl.h"
 
+/* An entry's result, in JSON; then the totals. */
+static const struct rec_field restore_fields[] = {
+	REC("id", NULL, REC_NUM, A_ID, 0),
+	REC("errno", NULL, REC_NUM, A_ERRNO, 0),
+	REC("to", NULL, REC_STR, A_TO, 0),
+	REC("message", NULL, REC_STR, A_MESSAGE, 0),
+	REC_END
+};
+static const struct rec_field restore_total[] = {
+	REC("restored", NULL, REC_NUM, A_DONE, 0),
+	REC("failed", NULL, REC_NUM, A_FAILED, 0),
+	REC_END
+};
+
 struct restore_state {
 	int64_t	 total;
 	int64_t	 seen;
@@ -40,13 +54,8 @@ cmd_restore_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		if (err != 0)
 			s->failed++;
 		if (ctx->json) {
-			json_item(ctx, "{\"results\":[");
-			printf("{\"id\":%" PRId64 ",\"errno\":%" PRId64
-			    ",", m->num[A_ID], err);
-			json_field(stdout, "to", m->str[A_TO]);
-			printf(",");
-			json_field(stdout, "message", m->str[A_MESSAGE]);
-			printf("}");
+			rec_json_item(ctx, "{\"results\":[", restore_fields,
+			    m);
 			s->first = false;
 			return 0;
 		}
@@ -63,8 +72,8 @@ cmd_restore_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		progress_end(ctx);
 		if (ctx->json) {
 			json_items_end(ctx, "{\"results\":[");
-			printf(",\"restored\":%" PRId64 ",\"failed\":%"
-			    PRId64 "}\n", m->num[A_DONE], m->num[A_FAILED]);
+			rec_json(restore_total, m, false);
+			printf("}\n");
 		} else if (s->total > 1 || m->num[A_FAILED] > 0) {
 			printf("restored %" PRId64 " of %" PRId64 " entr%s",
 			    m->num[A_DONE], s->total, s->total == 1 ? "y" :
@@ -79,16 +88,16 @@ cmd_restore_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_restore_opts[] = {
-	{ "user", required_argument, NULL, 'u' },
-	{ "id", required_argument, NULL, 'i' },
-	{ "to", required_argument, NULL, 't' },
-	{ "before", required_argument, NULL, 'b' },
-	{ "version", required_argument, NULL, 'V' },
-	{ "overwrite", no_argument, NULL, 'f' },
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
+/* Its own options (cmd.c adds the common ones). */
+static const struct cmd_opt cmd_restore_opts[] = {
+	CMD_OPT_USER("from that user's trash, as that user (admins)"),
+	{ "id", 'i', "id", "the entry with this id, not a path" },
+	{ "to", 't', "dest", "restore to dest, on the same filesystem" },
+	{ "before", 'b', "time", "the newest deleted before time" },
+	{ "entry-version", 'e', "n",
+	    "the nth newest version of the path (1: the newest)" },
+	{ "overwrite", 'f', NULL, "replace an existing file" },
+	{ NULL, 0, NULL, NULL }
 };
 
 static int
@@ -102,18 +111,11 @@ cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
 	mode_t mask;
 	bool byid = false;
 	char *p;
-	int ch;
+	int ch, r;
 
 	proto_init(&b, MSG_RESTORE);
-	while ((ch = getopt_long(argc, argv, "b:fhi:jt:u:V:", cmd_restore_opts,
-	    NULL)) != -1) {
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1) {
 		switch (ch) {
-		case 'u':
-			if (parse_user(optarg, &v) < 0)
-				return cmd_usage_error(e, "%s: no such user",
-				    optarg);
-			proto_num(&b, A_UID, v);
-			break;
 		case 'i':
 			if (parse_count(optarg, &v) < 0)
 				return cmd_usage_error(e, "%s: not an entry id "
@@ -134,7 +136,7 @@ cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
 				    why);
 			proto_num(&b, A_BEFORE, v);
 			break;
-		case 'V':
+		case 'e':
 			if (parse_count(optarg, &v) < 0)
 				return cmd_usage_error(e, "%s: versions count "
 				    "from 1, the newest", optarg);
@@ -143,18 +145,12 @@ cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
 		case 'f':
 			proto_num(&b, A_OVERWRITE, 1);
 			break;
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			return cmd_usage_error(e, NULL);
+		case CMD_EXIT:
+			return r;
 		}
 	}
+	if (ctx->user >= 0)
+		proto_num(&b, A_UID, ctx->user);
 	if (byid == (optind < argc) || argc - optind > 1)
 		return cmd_usage_error(e, "name one path, or --id");
 	if (!byid) {
@@ -173,7 +169,7 @@ cmd_restore_exec(struct ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_restore_entry = {
 	.name = "restore",
-	.usage = "[-f] [-u user] [-t dest] [-b time] [-V n] [-j] "
+	.usage = "[-f] [-u user] [-t dest] [-b time] [-e n] [-j] "
 	    "path | -i id",
 	.help = "restore a file, or everything deleted under a directory",
 	.opts = cmd_restore_opts,

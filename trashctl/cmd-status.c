@@ -7,15 +7,37 @@
 #include "trashctl.h"
 #include "vis.h"
 
-enum { S_FS, S_SIZE, S_FREE, S_WATERMARK, S_MINE, S_ENTRIES };
-static const struct tbl_col status_cols[] = {
-	[S_FS] =	{ "FILESYSTEM",	TBL_DEFAULT },
-	[S_SIZE] =	{ "SIZE",	TBL_DEFAULT | TBL_RIGHT },
-	[S_FREE] =	{ "FREE",	TBL_DEFAULT | TBL_RIGHT },
-	[S_WATERMARK] =	{ "WATERMARK",	TBL_DEFAULT | TBL_RIGHT },
-	[S_MINE] =	{ "MINE",	TBL_DEFAULT | TBL_RIGHT },
-	[S_ENTRIES] =	{ "ENTRIES",	TBL_DEFAULT | TBL_RIGHT },
-	{ NULL, 0 }
+/* A filesystem, in JSON and in the table. */
+static const struct rec_field status_fields[] = {
+	REC("fs", "FILESYSTEM", REC_STR, A_FS, 0),
+	REC("watermark", "WATERMARK", REC_PCT, A_WATERMARK, REC_RIGHT),
+	REC("total", "SIZE", REC_SIZE, A_TOTAL, REC_RIGHT),
+	REC("avail", "FREE", REC_SIZE, A_AVAIL, REC_RIGHT),
+	REC("count", "ENTRIES", REC_NUM, A_COUNT, REC_RIGHT),
+	REC("bytes", "MINE", REC_SIZE, A_BYTES, REC_RIGHT),
+	REC_END
+};
+#define STATUS_COLS	"FILESYSTEM,SIZE,FREE,WATERMARK,MINE,ENTRIES"
+
+static void
+status_protocol_json(const char *key, const struct proto_msg *m)
+{
+	(void)m;
+	printf("\"%s\":%d", key, PROTOCOL_VERSION);
+}
+
+/* trashd and the caller, after the filesystems. */
+static const struct rec_field status_daemon[] = {
+	REC("server", NULL, REC_STR, A_SERVER, 0),
+	REC("pid", NULL, REC_NUM, A_PID, 0),
+	REC("uptime", NULL, REC_NUM, A_UPTIME, 0),
+	REC("uid", NULL, REC_NUM, A_UID, 0),
+	REC("user", NULL, REC_USER, A_UID, 0),
+	{ "admin", NULL, REC_BOOL, A_ADMIN, .mask = -1 },
+	{ "protocol", NULL, REC_FN, A_NONE, .json = status_protocol_json },
+	/* Such as "wipe deferred: 2 entries still open". */
+	REC("message", NULL, REC_TEXT, A_MESSAGE, REC_OMIT),
+	REC_END
 };
 
 struct status_state {
@@ -29,46 +51,18 @@ cmd_status_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	char a[16], t[16], user[VIS_LEN(64)];
 
 	if (m->type == MSG_FS) {
-		if (ctx->json) {
-			json_item(ctx, "{\"filesystems\":[");
-			printf("{");
-			json_field(stdout, "fs", m->str[A_FS]);
-			printf(",\"watermark\":%" PRId64 ",\"total\":%" PRId64
-			    ",\"avail\":%" PRId64 ",\"count\":%" PRId64
-			    ",\"bytes\":%" PRId64 "}", m->num[A_WATERMARK],
-			    m->num[A_TOTAL], m->num[A_AVAIL], m->num[A_COUNT],
-			    m->num[A_BYTES]);
-			return 0;
-		}
-		tbl_row(&s->t);
-		tbl_str(&s->t, S_FS, m->str[A_FS]);
-		fmt_size(a, sizeof(a), m->num[A_TOTAL]);
-		tbl_str(&s->t, S_SIZE, a);
-		fmt_size(a, sizeof(a), m->num[A_AVAIL]);
-		tbl_str(&s->t, S_FREE, a);
-		tbl_fmt(&s->t, S_WATERMARK, "%" PRId64 "%%",
-		    m->num[A_WATERMARK]);
-		fmt_size(a, sizeof(a), m->num[A_BYTES]);
-		tbl_str(&s->t, S_MINE, a);
-		tbl_fmt(&s->t, S_ENTRIES, "%" PRId64, m->num[A_COUNT]);
+		if (ctx->json)
+			rec_json_item(ctx, "{\"filesystems\":[",
+			    status_fields, m);
+		else
+			rec_row(&s->t, m);
 		return 0;
 	}
 	if (m->type != MSG_OK)
 		return 0;
 	if (ctx->json) {
 		json_items_end(ctx, "{\"filesystems\":[");
-		printf(",");
-		json_field(stdout, "server", m->str[A_SERVER]);
-		printf(",\"pid\":%" PRId64 ",\"uptime\":%" PRId64
-		    ",\"uid\":%" PRId64, m->num[A_PID], m->num[A_UPTIME],
-		    m->num[A_UID]);
-		json_user(stdout, "user", m->num[A_UID]);
-		printf(",\"admin\":%s,\"protocol\":%d",
-		    m->num[A_ADMIN] ? "true" : "false", PROTOCOL_VERSION);
-		if (m->str[A_MESSAGE] != NULL) {
-			printf(",\"message\":");
-			json_str(stdout, m->str[A_MESSAGE]);
-		}
+		rec_json(status_daemon, m, false);
 		printf("}\n");
 		return 0;
 	}
@@ -92,12 +86,6 @@ cmd_status_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 	return 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_status_opts[] = {
-	CMD_TABLE_OPTS,
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
-};
 
 static int
 cmd_status_exec(struct ctx *ctx, int argc, char **argv)
@@ -106,26 +94,15 @@ cmd_status_exec(struct ctx *ctx, int argc, char **argv)
 	struct proto_buf b;
 	int ch, r;
 
-	while ((ch = getopt_long(argc, argv, "hj", cmd_status_opts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(&cmd_status_entry);
-		default:
-			if (cmd_table_opt(ctx, ch))
-				break;
-			return cmd_usage_error(&cmd_status_entry, NULL);
-		}
-	}
+	/* The common options alone. */
+	while ((ch = cmd_getopt(ctx, &cmd_status_entry, argc, argv, &r)) !=
+	    -1)
+		if (ch == CMD_EXIT)
+			return r;
 	if (optind != argc)
 		return cmd_usage_error(&cmd_status_entry, "no arguments");
-	if ((r = tbl_init(&s.t, ctx, &cmd_status_entry, status_cols, 0)) != 0)
+	if ((r = cmd_tbl_init(ctx, &cmd_status_entry, &s.t,
+	    STATUS_COLS)) != 0)
 		return r;
 	proto_init(&b, MSG_STATUS);
 	r = ctl_request(ctx, &b, cmd_status_msg, &s);
@@ -137,7 +114,7 @@ const struct cmd_entry cmd_status_entry = {
 	.name = "status",
 	.usage = "[-j] [--output cols] [--raw] [--noheadings]",
 	.help = "show whether trashd runs, its filesystems and your usage",
-	.opts = cmd_status_opts,
-	.cols = status_cols,
+	.cols = status_fields,
+	.defcols = STATUS_COLS,
 	.exec = cmd_status_exec,
 };

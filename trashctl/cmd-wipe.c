@@ -8,19 +8,27 @@
 
 #include "trashctl.h"
 
+/* An entry's result, in JSON; then the totals. */
+static const struct rec_field wipe_fields[] = {
+	REC("id", NULL, REC_NUM, A_ID, 0),
+	REC("errno", NULL, REC_NUM, A_ERRNO, 0),
+	REC("path", NULL, REC_STR, A_PATH, 0),
+	REC("message", NULL, REC_STR, A_MESSAGE, 0),
+	REC_END
+};
+static const struct rec_field wipe_total[] = {
+	REC("queued", NULL, REC_NUM, A_DONE, 0),
+	REC("failed", NULL, REC_NUM, A_FAILED, 0),
+	REC_END
+};
+
 static int
 cmd_wipe_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 {
 	(void)arg;
 	if (m->type == MSG_RESULT) {
 		if (ctx->json) {
-			json_item(ctx, "{\"results\":[");
-			printf("{\"id\":%" PRId64 ",\"errno\":%" PRId64 ",",
-			    m->num[A_ID], m->num[A_ERRNO]);
-			json_field(stdout, "path", m->str[A_PATH]);
-			printf(",");
-			json_field(stdout, "message", m->str[A_MESSAGE]);
-			printf("}");
+			rec_json_item(ctx, "{\"results\":[", wipe_fields, m);
 		} else if (m->num[A_ERRNO] != 0) {
 			fprintf(stderr, "trashctl: entry %" PRId64 ": %s\n",
 			    m->num[A_ID], m->str[A_MESSAGE]);
@@ -35,17 +43,16 @@ cmd_wipe_msg(struct ctx *ctx, const struct proto_msg *m, void *arg)
 		return 0;
 	if (ctx->json) {
 		json_items_end(ctx, "{\"results\":[");
-		printf(",\"queued\":%" PRId64 ",\"failed\":%" PRId64 "}\n",
-		    m->num[A_DONE], m->num[A_FAILED]);
+		rec_json(wipe_total, m, false);
+		printf("}\n");
 	}
 	return m->num[A_FAILED] > 0 ? EXIT_SOME : 0;
 }
 
-/* The options: getopt_long() reads them, "-h" lists them. */
-static const struct option cmd_wipe_opts[] = {
-	{ "user", required_argument, NULL, 'u' },
-	CMD_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
+/* Its own options (cmd.c adds the common ones). */
+static const struct cmd_opt cmd_wipe_opts[] = {
+	CMD_OPT_USER("an entry of that user's trash (admins)"),
+	{ NULL, 0, NULL, NULL }
 };
 
 static int
@@ -55,30 +62,14 @@ cmd_wipe_exec(struct ctx *ctx, int argc, char **argv)
 	struct proto_buf b;
 	int64_t v;
 	char *p;
-	int ch;
+	int ch, r;
 
 	proto_init(&b, MSG_WIPE);
-	while ((ch = getopt_long(argc, argv, "hju:", cmd_wipe_opts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 'u':
-			if (parse_user(optarg, &v) < 0)
-				return cmd_usage_error(e, "%s: no such user",
-				    optarg);
-			proto_num(&b, A_UID, v);
-			break;
-		case OPT_NDJSON:
-			ctx->ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			return cmd_help(e);
-		default:
-			return cmd_usage_error(e, NULL);
-		}
-	}
+	while ((ch = cmd_getopt(ctx, e, argc, argv, &r)) != -1)
+		if (ch == CMD_EXIT)
+			return r;
+	if (ctx->user >= 0)
+		proto_num(&b, A_UID, ctx->user);
 	if (argc - optind != 1)
 		return cmd_usage_error(e, "name one entry id or path");
 	/* All digits: an id ("./123" names a file called 123). */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Tables for people, through libsmartcols: the columns a command offers,
- * the ones --output picks, --raw and --noheadings.  JSON is not made here
- * (util.c writes it, lossless for any bytes: trashctl(1) JSON).
+ * Tables for people, through libsmartcols: the columns a command offers
+ * (the fields of its records with a column, record.c), the ones --output
+ * picks, --raw and --noheadings.  JSON is not made here (record.c makes
+ * it from the same fields, lossless for any bytes: trashctl(1) JSON).
  *
  * Escaping (trashctl(1), "Escaping") stays the one of common/vis.c:
  *   - aligned tables: every string of a reply was escaped by client.c
@@ -15,6 +16,7 @@
  *     reply's strings as they are (ctx->raw), and here they are handed
  *     over as bytes, escaped once, by libsmartcols.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,70 +36,72 @@ tbl_oom(void)
 	exit(EXIT_ERROR);
 }
 
-/* The index of the column named @name (any case), or -1. */
+/* The index of the field whose column is named @name (any case), or -1. */
 static int
-tbl_find(const struct tbl_col *cols, const char *name, size_t len)
+tbl_find(const struct rec_field *f, const char *name, size_t len)
 {
 	int i;
 
-	for (i = 0; cols[i].name != NULL; i++)
-		if (strlen(cols[i].name) == len &&
-		    strncasecmp(cols[i].name, name, len) == 0)
+	for (i = 0; f[i].key != NULL || f[i].col != NULL; i++)
+		if (f[i].col != NULL && strlen(f[i].col) == len &&
+		    strncasecmp(f[i].col, name, len) == 0)
 			return i;
 	return -1;
 }
 
-/*
- * The columns: ctx->output's ("ID,PATH", any case; "+SIZE" adds to the
- * default ones), else those with TBL_DEFAULT (with --raw TBL_RAWDEF, if
- * any has it), and those with @extra too.
- * A usage error (0 or EXIT_USAGE) names an unknown column.
- */
-int
-tbl_init(struct tbl *t, struct ctx *ctx, const struct cmd_entry *e,
-    const struct tbl_col *cols, unsigned extra)
+/* The columns named in @spec ("ID,PATH", any case), after those shown. */
+static int
+tbl_pick(struct tbl *t, const char *spec)
 {
-	const char *p, *spec = ctx->output;
-	unsigned want = TBL_DEFAULT;
+	const char *p;
 	size_t len;
 	int i;
+
+	for (p = spec; *p != '\0'; p += len + (p[len] == ',')) {
+		len = strcspn(p, ",");
+		if ((i = tbl_find(t->cols, p, len)) < 0 || len == 0) {
+			t->bad = p;
+			t->bad_len = (int)len;
+			return -EINVAL;
+		}
+		/* Named twice: shown once. */
+		if (t->map[i] < 0)
+			t->map[i] = (int)t->nout++;
+	}
+	return 0;
+}
+
+/*
+ * The columns: ctx->output's ("ID,PATH", any case; "+SIZE" adds to the
+ * default ones), else @defcols, the command's.
+ * 0, or -EINVAL for a name that is no column (t->bad, t->bad_len: the
+ * caller says so), -ENODATA for no columns.
+ */
+int
+tbl_init(struct tbl *t, struct ctx *ctx, const struct rec_field *cols,
+    const char *defcols)
+{
+	const char *spec = ctx->output;
+	int i, r;
 
 	memset(t, 0, sizeof(*t));
 	t->ctx = ctx;
 	t->cols = cols;
 	for (i = 0; i < TBL_MAX; i++)
 		t->map[i] = -1;
-	/* A command may have other defaults for --raw: TBL_RAWDEF. */
-	for (i = 0; ctx->raw && cols[i].name != NULL; i++)
-		if (cols[i].flags & TBL_RAWDEF)
-			want = TBL_RAWDEF;
-	if (spec == NULL || spec[0] == '+') {
-		for (i = 0; cols[i].name != NULL; i++)
-			if (cols[i].flags & (want | extra))
-				t->map[i] = (int)t->nout++;
-		if (spec != NULL)
-			spec++;
-	}
-	for (p = spec; p != NULL && *p != '\0'; p += len + (p[len] == ',')) {
-		len = strcspn(p, ",");
-		if ((i = tbl_find(cols, p, len)) < 0 || len == 0)
-			return cmd_usage_error(e, "%.*s: no such column "
-			    "(\"trashctl %s -h\" lists them)", (int)len, p,
-			    e->name);
-		/* Named twice: shown once. */
-		if (t->map[i] < 0)
-			t->map[i] = (int)t->nout++;
-	}
-	if (t->nout == 0)
-		return cmd_usage_error(e, "no columns");
-	return 0;
+	if ((spec == NULL || spec[0] == '+') &&
+	    (r = tbl_pick(t, defcols)) < 0)
+		return r;
+	if (spec != NULL && (r = tbl_pick(t, spec + (spec[0] == '+'))) < 0)
+		return r;
+	return t->nout == 0 ? -ENODATA : 0;
 }
 
 /* The columns, made only once the first row comes: none for --json. */
 static void
 tbl_make(struct tbl *t)
 {
-	const struct tbl_col *c;
+	const struct rec_field *c;
 	size_t n;
 	int i;
 
@@ -117,9 +121,9 @@ tbl_make(struct tbl *t)
 		for (i = 0; t->map[i] != (int)n; i++)
 			;
 		c = &t->cols[i];
-		if (scols_table_new_column(t->t, c->name, 0,
-		    (c->flags & TBL_RIGHT ? SCOLS_FL_RIGHT : 0) |
-		    (c->flags & TBL_TRUNC ? SCOLS_FL_TRUNC : 0)) == NULL)
+		if (scols_table_new_column(t->t, c->col, 0,
+		    (c->flags & REC_RIGHT ? SCOLS_FL_RIGHT : 0) |
+		    (c->flags & REC_TRUNC ? SCOLS_FL_TRUNC : 0)) == NULL)
 			tbl_oom();
 	}
 }
@@ -201,15 +205,25 @@ tbl_print(struct tbl *t)
 	t->t = NULL;
 }
 
-/* For -h: the columns, the default ones marked. */
+/* For -h: the columns, the default ones (@defcols) marked. */
 void
-tbl_help(const struct tbl_col *cols)
+tbl_help(const struct rec_field *f, const char *defcols)
 {
+	const char *p;
+	size_t len;
+	bool def;
 	int i;
 
 	printf("columns (--output):");
-	for (i = 0; cols[i].name != NULL; i++)
-		printf(" %s%s", cols[i].name,
-		    cols[i].flags & TBL_DEFAULT ? "*" : "");
+	for (i = 0; f[i].key != NULL || f[i].col != NULL; i++) {
+		if (f[i].col == NULL)
+			continue;
+		len = strlen(f[i].col);
+		for (def = false, p = defcols; !def && *p != '\0';
+		    p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+			def = strcspn(p, ",") == len &&
+			    strncasecmp(p, f[i].col, len) == 0;
+		printf(" %s%s", f[i].col, def ? "*" : "");
+	}
 	printf("\n");
 }

@@ -16,46 +16,37 @@
 /* Replies of a long restore come entry by entry; a stall this long is not. */
 #define TRASHCTL_TIMEOUT_MS	120000
 
+/* trashctl's own options, before the command; and the common ones. */
+static const struct cmd_opt main_opts[] = {
+	{ "socket", 's', "socket", "ask the trashd of this socket" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const struct cmd_entry main_entry = {
+	.opts = main_opts,
+	.flags = CMD_INORDER,
+};
+
 int
 main(int argc, char *argv[])
 {
-	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "version", no_argument, NULL, 'V' },
-		CMD_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 }
-	};
 	struct ctx ctx = { .socket = TRASHD_SOCKET,
-	    .timeout_ms = TRASHCTL_TIMEOUT_MS, .prog = "trashctl" };
+	    .timeout_ms = TRASHCTL_TIMEOUT_MS, .prog = "trashctl",
+	    .user = -1 };
 	const struct cmd_entry *e;
 	const char *env;
-	int ch;
+	int ch, rc;
 
 	setlocale(LC_ALL, "");
 	if ((env = getenv("TRASHD_SOCKET")) != NULL && env[0] != '\0')
 		ctx.socket = env;
-	while ((ch = getopt_long(argc, argv, "+hjs:V", opts, NULL)) != -1) {
+	while ((ch = cmd_getopt(&ctx, &main_entry, argc, argv, &rc)) != -1) {
 		switch (ch) {
-		case OPT_NDJSON:
-			ctx.ndjson = true;
-			__attribute__((fallthrough));
-		case 'j':
-			ctx.json = true;
-			break;
 		case 's':
 			ctx.socket = optarg;
 			break;
-		case 'h':
-			cmd_usage(stdout);
-			return EXIT_OK;
-		case 'V':
-			/* The default socket too: which trashd this one asks. */
-			printf("trashctl %s (protocol %d, socket %s)\n",
-			    TRASHBIN_VERSION, PROTOCOL_VERSION, TRASHD_SOCKET);
-			return EXIT_OK;
-		default:
-			cmd_usage(stderr);
-			return EXIT_USAGE;
+		case CMD_EXIT:
+			return rc;
 		}
 	}
 	if (optind == argc) {

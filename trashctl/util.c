@@ -170,22 +170,6 @@ json_field(FILE *f, const char *key, const char *s)
 }
 
 /*
- * ,"KEY":"NAME" for a uid's user name, or ,"KEY":null when the system
- * has none (the uid itself is in a number field beside it).
- */
-void
-json_user(FILE *f, const char *key, int64_t uid)
-{
-	const char *name = uid >= 0 ? user_lookup(uid) : NULL;
-
-	fputc(',', f);
-	if (name == NULL)
-		fprintf(f, "\"%s\":null", key);
-	else
-		json_field(f, key, name);
-}
-
-/*
  * Before each element of a reply's array: @head (such as
  * {"entries":[ ) before the first, a comma before the others.  While the
  * array is open, an error closes it and the object (client.c): the

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
 # The bash completion of trashctl(1), as installed: every command's every
-# long option (from "trashctl CMD -h", which lists getopt_long()'s own
-# table) is offered after "--", and the options of issue 13 by name.
+# option (from "trashctl CMD -h", which lists getopt_long()'s own table)
+# is offered, the long ones after "--", the letters after "-", and the
+# options of issue 13 by name.
 # bash-completion's helpers are stubbed: the words are set here.
 #
 # usage: completion.sh TRASHCTL COMPLETION-FILE
@@ -42,16 +43,27 @@ want() {	# want WHAT OFFERED... -- WORDS...
 
 cmds=$(trashctl -h | awk '/^  [a-z]/ { print $1 }')
 [ -n "$cmds" ] || { echo "not ok: no commands from trashctl -h"; exit 1; }
-for c in $cmds; do
-	longs=$(trashctl "$c" -h | sed -n 's/^options://p' | sed 's/=//g')
-	[ -n "$longs" ] || { echo "not ok: $c -h lists no options"; fail=1; }
-	got=$(offered "$c" "--")
-	for o in $longs; do
-		printf '%s\n' "$got" | grep -qx -- "$o" || {
-			echo "not ok: '$o' not offered for: trashctl $c --"
-			fail=1
-		}
+# The options section of -h: " -u, --user <user>  what it does".
+opts() {
+	sed -n '/^options:$/,/^$/p' |
+	    grep -o -- '^ [ -][ A-Za-z][ ,] --[a-z-]*'
+}
+for c in "" $cmds; do
+	listed=$(trashctl $c -h | opts)
+	[ -n "$listed" ] || { echo "not ok: $c -h lists no options"; fail=1; }
+	for w in "--" "-"; do
+		got=$(offered $c "$w")
+		for o in $(printf '%s\n' "$listed" | tr -d ,); do
+			case $o in $w*) ;; *) continue ;; esac
+			printf '%s\n' "$got" | grep -qx -- "$o" || {
+				echo "not ok: '$o' not offered for: trashctl $c $w"
+				fail=1
+			}
+		done
 	done
+	# -V and --version are every command's, and trashctl's.
+	want -V $c "-"
+	want --version $c "--"
 done
 for o in --owner --actor --path --result --action --since --until; do
 	want "$o" audit "--"
@@ -59,6 +71,8 @@ done
 for o in --older-than --dry-run --yes --all --user; do
 	want "$o" empty "--"
 done
+want -e restore "-"
+want --entry-version restore "--"
 want -o empty "-"
 want -y empty "-"
 want -O audit "-"

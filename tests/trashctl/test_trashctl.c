@@ -748,9 +748,10 @@ test_tree_restore(void **state)
 	    "--json"), 0, out);
 	assert_int_equal(count_str(out, "\"id\":"), 0);
 	free(out);
-	/* And that older version, by --version 2 of its path... */
+	/* And that older version, by --entry-version 2 of its path... */
 	tl_path(&e->t, path, sizeof(path), "home/a/proj/file-0.dat");
-	check_rc(ctl(e, &A, &out, "restore", path, "--version", "1"), 1, out);
+	check_rc(ctl(e, &A, &out, "restore", path, "--entry-version", "1"), 1,
+	    out);
 	expect_str(out, "exists");
 	free(out);
 	tl_path(&e->t, home, sizeof(home), "home/a/old-file-0");
@@ -1852,7 +1853,7 @@ test_ids_plain(void **state)
 		free(out);
 		check_rc(ctl(e, &A, &out, "restore", "--id", bad[i]), 2, out);
 		free(out);
-		check_rc(ctl(e, &A, &out, "restore", "-V", bad[i], "/x"), 2,
+		check_rc(ctl(e, &A, &out, "restore", "-e", bad[i], "/x"), 2,
 		    out);
 		free(out);
 		check_rc(ctl(e, &A, &out, "list", "-n", bad[i]), 2, out);
@@ -4138,8 +4139,8 @@ test_cli13_table_escape(void **state)
 	free(out);
 	/* -h names the columns, the default ones starred. */
 	check_rc(ctl(e, &A, &out, "list", "-h"), 0, out);
-	expect_str(out, "columns (--output): ID* DELETED* TIME SIZE* FL* "
-	    "USER ");
+	expect_str(out, "columns (--output): ID* UID USER DELETER FS PATH* "
+	    "NAME TIME DELETED* SIZE* FL* STATE\n");
 	free(out);
 }
 
