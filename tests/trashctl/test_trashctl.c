@@ -4741,7 +4741,7 @@ fk_list(struct env *e, pid_t pid, struct fk_fd *v)
 			snprintf(q, sizeof(q), "/proc/%d/fd", (int)e->pid);
 			assert_non_null(dd = opendir(q));
 			while (!v[n].shared && (dde = readdir(dd)) != NULL) {
-				snprintf(q, sizeof(q), "/proc/%d/fd/%s",
+				TL_SNPRINTF(q, sizeof(q), "/proc/%d/fd/%s",
 				    (int)e->pid, dde->d_name);
 				if ((len = readlink(q, daemon_link,
 				    sizeof(daemon_link) - 1)) < 0)
@@ -4927,7 +4927,7 @@ child_fds(struct env *e)
 	tl_path(&e->t, p, sizeof(p), "home/a/fz");
 	if ((fuse = rs_dead_mount(p, UA))) {
 		snprintf(id, sizeof(id), "%" PRId64, rs_id(e, UA, "hung"));
-		snprintf(outf, sizeof(outf), "%s/rs-hung", e->t.root);
+		TL_SNPRINTF(outf, sizeof(outf), "%s/rs-hung", e->t.root);
 		rs_bg[0] = rs_spawn(e, &A, outf, "restore", "--id", id,
 		    (char *)NULL);
 		for (i = 0; i < 500 * slow && (r = trashd_child(e,
