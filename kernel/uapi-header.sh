@@ -25,4 +25,10 @@ awk -v f="$file" '
 ' "$here/patches/${makers[0]}" > "$out/linux/trashbin.h.tmp"
 grep -q '_UAPI_LINUX_TRASHBIN_H' "$out/linux/trashbin.h.tmp" ||
 	{ echo "uapi-header.sh: could not extract $file" >&2; exit 1; }
-mv "$out/linux/trashbin.h.tmp" "$out/linux/trashbin.h"
+# Only a changed header is written: CMake runs this at every configure,
+# and a new mtime would rebuild all that includes it.
+if cmp -s "$out/linux/trashbin.h.tmp" "$out/linux/trashbin.h"; then
+	rm -f "$out/linux/trashbin.h.tmp"
+else
+	mv "$out/linux/trashbin.h.tmp" "$out/linux/trashbin.h"
+fi

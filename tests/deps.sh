@@ -5,6 +5,7 @@ set -euo pipefail
 pkgs=(
 	build-essential cmake pkg-config mandoc valgrind	# the user-space build
 	clang					# the build matrix (tests/build/matrix.sh)
+	libclang-rt-14-dev			# clang's shared ASan runtime (Sanitize)
 	libevent-dev libsqlite3-dev libcap-dev libcmocka-dev	# trashd
 	libsystemd-dev				# trashd: sd_notify, the journal
 	libsmartcols-dev python3		# trashctl's tables; JSON checked

@@ -1,8 +1,11 @@
 #!/bin/bash
 # The builds the project documents or uses, each with -Werror, in build
 # trees of their own under BUILD_DIR (kept: a second run is incremental).
-# One line per build, PASS or FAIL; a failed build's first errors after
-# the table.  Fails if any build fails.
+# One line per build, PASS or FAIL (a failure with its count of
+# diagnostics and the files that failed to build); a failed build's
+# first errors after the table, a failed link's undefined symbols.
+# Fails if any build fails; exit 2 for an unknown compiler or type, 1
+# for one that is not installed.
 #
 #   tests/build/matrix.sh BUILD_DIR [COMPILER:TYPE ...]
 #
@@ -31,13 +34,27 @@ jobs=${MATRIX_JOBS:-2}
 read -r -a targets <<< "${MATRIX_TARGETS:-}"
 mkdir -p "$out"
 
-# The compilers first: a missing one is a setup error, said plainly.
+# The compilers and types first: a missing one is a setup error, said
+# plainly (without dpkg-buildflags a deb build would quietly be one with
+# no flags, and pass).
 for c in "${combos[@]}"; do
 	cc=${c%%:*}
+	type=${c#*:}
 	case $cc in
 	gcc | clang) ;;
 	*) echo "$0: unknown compiler '$cc' in '$c' (gcc or clang)" >&2
 	   exit 2 ;;
+	esac
+	case $type in
+	default | Debug | Release | RelWithDebInfo | MinSizeRel | Sanitize) ;;
+	deb)
+		if ! command -v dpkg-buildflags > /dev/null; then
+			echo "$0: no dpkg-buildflags for '$c': install" \
+				"Debian's 'dpkg-dev' package (tests/deps.sh" \
+				"does)" >&2
+			exit 1
+		fi ;;
+	*) echo "$0: unknown build type '$type' in '$c'" >&2; exit 2 ;;
 	esac
 	if ! command -v "$cc" > /dev/null; then
 		echo "$0: no $cc: install Debian's '$cc' package" \
@@ -45,6 +62,10 @@ for c in "${combos[@]}"; do
 		exit 1
 	fi
 done
+
+# What a failed build's log is searched for: the compiler's diagnostics,
+# the linker's (ld's undefined references have no "error:"), CMake's.
+diag='(error|warning):|undefined reference to|multiple definition of|CMake Error'
 
 failed=()
 for c in "${combos[@]}"; do
@@ -64,12 +85,12 @@ for c in "${combos[@]}"; do
 			DEB_CFLAGS_MAINT_APPEND=-Wall dpkg-buildflags --get "$1"
 		}
 		ld=$(flags LDFLAGS)
+		cflags="$(flags CFLAGS) $(flags CPPFLAGS)"
 		args+=(-DCMAKE_BUILD_TYPE=None
-			-DCMAKE_C_FLAGS="$(flags CFLAGS) $(flags CPPFLAGS)"
+			-DCMAKE_C_FLAGS="$cflags"
 			-DCMAKE_EXE_LINKER_FLAGS="$ld"
 			-DCMAKE_SHARED_LINKER_FLAGS="$ld"
 			-DCMAKE_MODULE_LINKER_FLAGS="$ld") ;;
-	*) echo "$0: unknown build type '$type' in '$c'" >&2; exit 2 ;;
 	esac
 	t0=$(date +%s)
 	log=$out/$cc-$type.log
@@ -79,7 +100,12 @@ for c in "${combos[@]}"; do
 	elif ! cmake --build "$dir" -j"$jobs" \
 	    ${targets[@]:+--target "${targets[@]}"} >> "$log" 2>&1; then
 		verdict=FAIL
-		why="$(grep -c -E '(error|warning):' "$log") diagnostics"
+		# How many diagnostics, and the files whose rule failed
+		# (make's build.make lines, ninja's FAILED:).
+		why="$(grep -c -E "$diag" "$log") diagnostics; failed: $(
+		    sed -n -E -e 's/.*build\.make:[0-9]+: ([^]]*)\] Error.*/\1/p' \
+			-e 's/^FAILED: (.*)/\1/p' "$log" | sort -u |
+		    tr '\n' ' ')"
 	else
 		verdict=PASS
 		why=
@@ -94,10 +120,21 @@ if [ ${#failed[@]} -gt 0 ]; then
 		log=$out/${c%%:*}-${c#*:}.log
 		echo
 		echo "== $c (all of it in $log):"
-		if grep -q -E '(error|warning):' "$log"; then
-			grep -E -A 3 '(error|warning):' "$log" | head -n 30
+		# A link's hundreds of lines, as the symbols it missed (after
+		# a few of them).
+		undef=$(grep -o -E "undefined reference to \`[^']*'" "$log" |
+			sed -E "s/.*\`(.*)'/\\1/" | sort -u)
+		if grep -q -E "$diag" "$log"; then
+			grep -E -A 3 "$diag" "$log" |
+				head -n "$([ -n "$undef" ] && echo 8 || echo 30)"
 		else
 			tail -n 20 "$log"
+		fi
+		if [ -n "$undef" ]; then
+			n=$(echo "$undef" | wc -l)
+			echo "-- undefined: $n symbols:" \
+				"$(echo "$undef" | head -n 12 | tr '\n' ' ')" \
+				"$([ "$n" -gt 12 ] && echo ...)"
 		fi
 	done
 	echo
