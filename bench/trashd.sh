@@ -2,8 +2,8 @@
 # bench/trashd: how fast trashd is and what it costs, in one run.  Prints
 # each figure beside its target:
 #   - files indexed per second during a 100,000-file flagged rm -rf, and
-#     that none is lost (quick guest: the patched kernel's bench build,
-#     kernel/build.sh --bench, without KASAN and lockdep, under QEMU TCG:
+#     that none is lost (quick guest: the patched kernel as
+#     kernel/build.sh builds it, without KASAN and lockdep, under QEMU TCG:
 #     its rates are far below a host's, compare with the rm -rf rate of
 #     the same run)
 #   - the time to reconcile 100,000 entries at start-up (host, a staged
@@ -274,7 +274,7 @@ has flood && flood
 # ---- the guest: indexing during rm -rf on the patched kernel ----
 if [ $guest = 1 ]; then
 	say "quick guest: rm -rf of 100,000 flagged files with trashd running"
-	bz=${TRASHBIN_BZIMAGE_BENCH:-$("$top/kernel/build.sh" --bench)}
+	bz=${TRASHBIN_BZIMAGE_BENCH:-$("$top/kernel/build.sh")}
 	if ! TRASHBIN_BZIMAGE=$bz TRASHBIN_GUEST_BINS="$trashd $trashctl" \
 		flock /tmp/trashbin-qemu.lock "$top/vm/quick/run.sh" \
 		--suite bench-trashd --disk-size 4G --timeout 3000 \

@@ -19,16 +19,16 @@
 #
 # Reproduce: bash bench/unlink.sh        (BENCH_SIZES="10000" for a quick one)
 # BENCH_BZIMAGE and BENCH_BZIMAGE_VANILLA boot the kernels given instead
-# of building the --bench ones.
+# of building them (kernel/build.sh, patched and --vanilla).
 #
 # bash bench/unlink.sh --smoke (or BENCH_SMOKE=1): a check that the bench
 # runs to its end and prints every figure, not a measurement: 100 files,
 # one round, one boot, and both sides boot the same kernel,
-# $TRASHBIN_BZIMAGE (the suite's KASAN test kernel; kernel/build.sh's if
-# unset), so nothing is built.  Its output says that its figures mean
+# $TRASHBIN_BZIMAGE (the suite's kernel; kernel/build.sh's if unset), so
+# nothing is built.  Its output says that its figures mean
 # nothing.  tests/bench/smoke.sh runs it (ctest: bench-unlink-smoke).
-# Both kernels are the --bench build (guest.config without KASAN and
-# lockdep: those would measure the instrumentation, not the code).
+# Both kernels are kernel/build.sh's, not --debug (KASAN and lockdep
+# would measure the instrumentation, not the code).
 # Figures are under QEMU TCG, far slower than the host: compare ratios.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,8 +50,8 @@ if [ "$smoke" = 1 ]; then
 	echo "== SMOKE RUN: $sizes files, one round; both sides boot $patched:" \
 		"its figures mean nothing" >&2
 else
-	patched=${BENCH_BZIMAGE:-$("$top/kernel/build.sh" --bench)}
-	vanilla=${BENCH_BZIMAGE_VANILLA:-$("$top/kernel/build.sh" --vanilla --bench)}
+	patched=${BENCH_BZIMAGE:-$("$top/kernel/build.sh")}
+	vanilla=${BENCH_BZIMAGE_VANILLA:-$("$top/kernel/build.sh" --vanilla)}
 fi
 [ -f "$patched" ] && [ -f "$vanilla" ] ||
 	{ echo "bench/unlink.sh: no kernel at '$patched' or '$vanilla'" >&2; exit 1; }

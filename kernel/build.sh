@@ -1,8 +1,10 @@
 #!/bin/bash
 # Build the guest kernel: Debian's linux-source-6.1 with the trashbin
 # series applied (default), or the same source unpatched (--vanilla), both
-# with config/guest.config over tinyconfig; --bench adds config/bench.config
-# (the same kernel without KASAN and lockdep, for bench/).  The tree and the build live
+# with config/guest.config over tinyconfig: the kernel the default tier's
+# guests boot and the package an admin installs, measured by bench/ and
+# fstests.  --debug adds config/debug.config (KASAN, lockdep and the
+# other debugging of the long tier's guests).  The tree and the builds live
 # in a cache outside the clone ($TRASHBIN_CACHE, default
 # /var/cache/trashbin); a second run only rebuilds what changed.
 #
@@ -24,9 +26,9 @@ for arg in "$@"; do
 	case "$arg" in
 	--vanilla) flavor=vanilla ;;
 	--patched) flavor=patched ;;
-	--bench) variant=-bench ;;
+	--debug) variant=-debug ;;
 	--deb) deb=1 ;;
-	*) echo "usage: $0 [--patched|--vanilla] [--bench] [--deb]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--patched|--vanilla] [--debug] [--deb]" >&2; exit 2 ;;
 	esac
 done
 
@@ -115,7 +117,7 @@ fi
 out=$cache/out-$flavor$variant
 mkdir -p "$out"
 frags=("$here/config/guest.config")
-[ "$variant" = -bench ] && frags+=("$here/config/bench.config")
+[ "$variant" = -debug ] && frags+=("$here/config/debug.config")
 ckey=$( (echo "$ver"; cat "${frags[@]}") | sha256sum | cut -c1-16)
 if [ "$(cat "$out/.trashbin-config" 2>/dev/null)" != "$ckey" ] ||
    [ ! -f "$out/.config" ]; then
@@ -148,15 +150,19 @@ fi
 
 # 3b. The release and build strings, the same for the plain build and
 #     the package: 6.1.N-trashbin (the tree's own is 6.1.N, which any
-#     other build of that source has too), build "#1+tbKEY", and a build
-#     timestamp that names the inputs instead of the time.  So
+#     other build of that source has too), build "#1+tbKEY" (KEY names
+#     the inputs), and as the build's time the source package's own
+#     date (its changelog's last entry), not the time of the build.  So
 #     `make bindeb-pkg` finds the bzImage it wants already built and only
 #     packs it: one kernel build serves the quick guests and the package.
 localversion=-trashbin
-dkey=$(echo "$flavor$variant $key $ckey $localversion" | sha256sum | cut -c1-16)
+stamp=$(zcat /usr/share/doc/linux-source-6.1/changelog.Debian.gz 2>/dev/null |
+	sed -n '/^ -- .*>  /{s///p;q}' || true)
+date -d "$stamp" >/dev/null 2>&1 || stamp="Thu, 01 Jan 1970 00:00:00 +0000"
+dkey=$(echo "$flavor$variant $key $ckey $localversion $stamp" | sha256sum | cut -c1-16)
 mk=(make -s -C "$tree" O="$out" -j"$(nproc)" LOCALVERSION="$localversion")
 export KBUILD_BUILD_VERSION="1+tb$dkey"
-export KBUILD_BUILD_TIMESTAMP="trashbin $flavor$variant $dkey"
+export KBUILD_BUILD_TIMESTAMP="$stamp"
 kdeb=$cache/kdeb/$flavor$variant.$dkey
 if [ "$deb" = 1 ] && [ -f "$kdeb/.done" ]; then
 	ls "$kdeb"/linux-image-*.deb | grep -v -- -dbg_

@@ -7,18 +7,22 @@
 #   bash tests/run-all.sh [CTEST-ARGS]          the default tier (CI's)
 #   bash tests/run-all.sh --long [CTEST-ARGS]   the long tier
 #
-# The default tier: the host tests (as built, under valgrind, under ASan
-# and UBSan, a Release and a clang build, the Debian packages and
-# lintian), the quick-guest suites on the KASAN+lockdep kernel (the kernel
-# contract with nfsd and overlayfs, races, trashd, the control socket) and
-# the full Debian guest that installs the packages (end-to-end, three
-# boots).  Two at a time (ctest -j2): the full guest, the longest, starts
-# first and runs beside the rest; the quick guests take turns.
+# The default tier: the host tests (as built, the unit suites under
+# valgrind, all under ASan and UBSan, a Release and a clang build, the
+# Debian packages and lintian), the quick-guest suites on the patched
+# kernel as an admin installs it (the kernel contract with nfsd and
+# overlayfs, races, trashd, the control socket) and the full Debian guest
+# that installs the packages, that kernel's among them (end-to-end, two
+# boots, the first one provisioning).  Two at a time (ctest -j2): the full
+# guest, the longest, starts first and runs beside the rest; the quick
+# guests take turns.
 #
-# The long tier, before a kernel change is called done: the races and
-# the random workload at length, stress-ng for 5 minutes, trashd under
-# 20,000 deletes, the kernel suite on vanilla (it must fail), and fstests
-# patched vs vanilla.  README.md says what each costs.
+# The long tier, before a kernel change is called done: the kernel suite
+# on the --debug kernel (KASAN, lockdep), the races and the random
+# workload at length on it with stress-ng for 5 minutes, trashd under
+# 20,000 deletes on it, the end-to-end suite with trashd under valgrind,
+# the kernel suite on vanilla (it must fail), and fstests patched vs
+# vanilla.  README.md says what each costs.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -47,6 +51,15 @@ stamp "user space built"
 TRASHBIN_BZIMAGE=$(kernel/build.sh)
 export TRASHBIN_BZIMAGE
 stamp "kernel built"
+if [ "$tier" = long ]; then
+	# The long tier's kernels, each build on both cores: the debug one
+	# for the quick guests, the vanilla one for vanilla-fails and
+	# fstests (whose patched side is the default tier's kernel).
+	TRASHBIN_BZIMAGE_DEBUG=$(kernel/build.sh --debug)
+	TRASHBIN_BZIMAGE_VANILLA=$(kernel/build.sh --vanilla)
+	export TRASHBIN_BZIMAGE_DEBUG TRASHBIN_BZIMAGE_VANILLA
+	stamp "debug and vanilla kernels built"
+fi
 if [ -n "$img_pid" ]; then
 	wait "$img_pid" || { cat "$img_log"; echo "run-all: the full guest's image failed" >&2; exit 1; }
 	tail -n 3 "$img_log"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Run fstests (xfstests) in a guest on ext4, on the patched or the vanilla
-# --bench kernel (kernel/build.sh: no KASAN, which makes fstests several
+# kernel of kernel/build.sh (not --debug: KASAN makes fstests several
 # times slower under TCG).  Every ext4 the tests make, TEST_DEV and each
 # SCRATCH_DEV, has a /.trash and +u on its root (vm/fstests/mkfs-trash),
 # on both kernels.  The results (check's xunit report, the .out.bad and
@@ -36,7 +36,7 @@ done
 out=$1
 [ -n "$tests" ] || tests=$(sed -e 's/#.*//' "$here/subset" | xargs)
 
-kernel=$("$top/kernel/build.sh" "$flavor" --bench)
+kernel=$("$top/kernel/build.sh" "$flavor")
 img=$("$here/mkimage.sh")
 rm -rf "$out"
 mkdir -p "$out/results"

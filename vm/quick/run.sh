@@ -4,7 +4,7 @@
 # test, a guest that does not finish in time, or any kernel BUG, WARNING,
 # lockdep or KASAN report on the console.
 #
-#   vm/quick/run.sh [--vanilla] [--suite NAME] [--timeout SECONDS]
+#   vm/quick/run.sh [--vanilla] [--debug] [--suite NAME] [--timeout SECONDS]
 #                   [--disk-size SIZE] [--keep DIR] [--append 'k=v ...']
 #                   [--icount]
 #
@@ -16,16 +16,19 @@
 # host's load (bench/unlink.sh uses it).
 # After the guest, the test disk must pass e2fsck -fn.
 #
-# The kernel comes from kernel/build.sh ($TRASHBIN_BZIMAGE overrides it).
+# The kernel comes from kernel/build.sh ($TRASHBIN_BZIMAGE overrides it;
+# $TRASHBIN_BZIMAGE_VANILLA with --vanilla).  --debug boots its --debug
+# build instead, with KASAN and lockdep ($TRASHBIN_BZIMAGE_DEBUG).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-flavor=--patched suite=kernel timeout=600 disk_size=2G keep= append=
+flavor=--patched debug= suite=kernel timeout=600 disk_size=2G keep= append=
 accel=(-accel tcg) smp=2
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--vanilla) flavor=--vanilla ;;
+	--debug) debug=--debug ;;
 	--suite) suite=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--disk-size) disk_size=$2; shift ;;
@@ -33,7 +36,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift ;;
 	--icount) accel=(-accel tcg,thread=single -icount shift=3,sleep=off)
 		smp=1 ;;
-	*) echo "usage: $0 [--vanilla] [--suite NAME] [--timeout S] [--disk-size SIZE] [--keep DIR] [--append ARGS] [--icount]" >&2
+	*) echo "usage: $0 [--vanilla] [--debug] [--suite NAME] [--timeout S] [--disk-size SIZE] [--keep DIR] [--append ARGS] [--icount]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -42,7 +45,9 @@ done
 
 kernel=${TRASHBIN_BZIMAGE:-}
 [ "$flavor" = --vanilla ] && kernel=${TRASHBIN_BZIMAGE_VANILLA:-}
-[ -n "$kernel" ] || kernel=$("$top/kernel/build.sh" "$flavor")
+[ -n "$debug" ] && kernel=${TRASHBIN_BZIMAGE_DEBUG:-}
+[ "$flavor$debug" = --vanilla--debug ] && kernel=
+[ -n "$kernel" ] || kernel=$("$top/kernel/build.sh" "$flavor" $debug)
 
 work=${keep:-$(mktemp -d)}
 mkdir -p "$work"
