@@ -15,7 +15,8 @@
 # ($TRASHBIN_BZIMAGE, the quick guests' kernel, is not used here.)
 #
 #   vm/full/run.sh [--suite NAME] [--timeout SECONDS] [--fresh]
-#                  [--max-boots N] [--keep DIR] [--interactive]
+#                  [--provision-first] [--max-boots N] [--keep DIR]
+#                  [--interactive]
 #
 # --interactive (vm/demo.sh, with a terminal): the guest's console is
 # this terminal, the suite's output is shown there too, and afterwards the
@@ -35,6 +36,12 @@
 # run starts from them: cloud-init costs minutes under TCG with the debug
 # kernel.
 # --fresh provisions anew into the run's own disks, without the cache.
+# --provision-first: the suite's first boot is the provisioning boot, as
+# an admin's first boot of a new server is (cloud-init, then the packages
+# installed): provision.sh runs first in it, then the suite, its tests
+# numbered after provision.sh's.  One boot fewer than a provisioning boot
+# and then the suite's, and no cache: a change to the packages, what the
+# default tier tests, needs a new provisioning anyway (e2e in ctest).
 # --append adds to the kernel command line of the suite's boots (not the
 # provisioning boot), e.g. --append systemd.unit=emergency.target shows
 # that a boot systemd gave up on fails at once with its failed units.
@@ -42,17 +49,18 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-suite=e2e timeout=900 fresh=0 max_boots=4 keep= interactive=0 append=
+suite=e2e timeout=900 fresh=0 max_boots=4 keep= interactive=0 append= first=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--suite) suite=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--fresh) fresh=1 ;;
+	--provision-first) first=1 ;;
 	--interactive) interactive=1 ;;
 	--max-boots) max_boots=$2; shift ;;
 	--keep) keep=$2; shift ;;
 	--append) append=$2; shift ;;
-	*) echo "usage: $0 [--suite NAME] [--timeout S] [--fresh] [--max-boots N] [--keep DIR] [--append ARGS]" >&2
+	*) echo "usage: $0 [--suite NAME] [--timeout S] [--fresh] [--provision-first] [--max-boots N] [--keep DIR] [--append ARGS]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -125,6 +133,9 @@ guest() {
 		echo "# boot $boot: suite '$gs', timeout ${timeout}s"
 		extra=
 		[ "$gs" = provision ] || extra=$append
+		# A suite's boot with the seed is also its provisioning boot.
+		[ "$gseed" = 1 ] && [ "$boot" = 1 ] && [ "$gs" != provision ] &&
+			extra="trashbin.provision=1 $extra"
 		tb=$(date +%s)
 		# pci=noacpi: ACPI's _PRT loop times out under TCG with
 		# this debug kernel (30 s per device).
@@ -225,7 +236,10 @@ tap_ok() {
 failed=0
 provtap=$work/tap.provision.txt
 : > "$provtap"
-if [ "$fresh" = 1 ] || [ "$suite" = provision ]; then
+if [ "$first" = 1 ] && [ "$suite" != provision ]; then
+	# Provisioned in the suite's own first boot (guest, below).
+	prov=
+elif [ "$fresh" = 1 ] || [ "$suite" = provision ]; then
 	prov=$work/prov
 else
 	pkey=$( { echo "$img"; cat "$here/seed/user-data" \
@@ -234,7 +248,7 @@ else
 		sha256sum | cut -c1-16)
 	prov=$cache/prov-$pkey
 fi
-if [ ! -f "$prov/.done" ]; then
+if [ -n "$prov" ] && [ ! -f "$prov/.done" ]; then
 	echo "# provisioning: first boot with the NoCloud seed (cloud-init)"
 	tp=$(date +%s)
 	rm -rf "$prov.tmp"
@@ -263,6 +277,11 @@ if [ "$failed" = 1 ]; then
 	cp "$provtap" "$tap"
 elif [ "$suite" = provision ]; then
 	cp "$provtap" "$tap"
+elif [ -z "$prov" ]; then
+	echo "# provisioning in the suite's first boot, with the NoCloud seed (cloud-init)"
+	qemu-img create -q -f qcow2 -b "$img" -F raw "$work/root.qcow2"
+	mkfs.ext4 -q -F -L trashhome "$work/home.img" 512M >/dev/null
+	guest "$suite" "$work/root.qcow2" "$work/home.img" 1 "$tap" || failed=1
 else
 	qemu-img create -q -f qcow2 -b "$prov/root.qcow2" -F qcow2 "$work/root.qcow2"
 	cp --sparse=always "$prov/home.img" "$work/home.img"
