@@ -139,6 +139,15 @@ t_down() {
 	fresh_dir down $A
 	as $A sh -c "cd $M/down && tbtool mkfiles . 30 && tbtool chattr +u f* &&
 		rm f1 f2 f3" || die "rm failed"
+	# The three indexed before the stop (inotify is asynchronous: on a
+	# fast kernel the stop can come first, and f1 would never have been
+	# known, so there would be nothing to record as gone).
+	i=0
+	until [ "$(indexed_count $A)" = 3 ]; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && die "f1-f3 not indexed after 30 s: $(indexed_count $A)"
+		usleep 100000
+	done
 	stop_trashd
 	as $A sh -c "cd $M/down && rm f*" ||
 		die "rm while trashd was down failed"
