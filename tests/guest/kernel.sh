@@ -466,8 +466,9 @@ t_record_in_inode() {
 # 16. overlayfs: removing a flagged file through an overlay sends its upper
 #     file to the upper filesystem's trash, whether the upper is removed
 #     (a file made in the overlay) or replaced by a whiteout (a lower file
-#     copied up).  The upper layer is changed with the mounter's (root's)
-#     credentials, so root is the deleter.
+#     copied up), and a rename through the overlay over a flagged upper
+#     file keeps it there too.  The upper layer is changed with the
+#     mounter's (root's) credentials, so root is the deleter.
 t_overlay() {
 	reset_trash
 	fresh_dir ovl 0
@@ -492,9 +493,12 @@ t_overlay() {
 		"$(stat -c %F $M/ovl/upper/l)"
 	echo kept > $M/ovl/merged/k
 	echo src > $M/ovl/merged/s
-	check_eq "rename over a flagged upper" EXDEV \
+	check_eq "rename over a flagged upper" "" \
 		"$(tbtool rename $M/ovl/merged/s $M/ovl/merged/k)"
-	check_eq "target kept" kept "$(cat $M/ovl/merged/k)"
+	check_eq "renamed" src "$(cat $M/ovl/merged/k)"
+	check_eq "replaced upper file trashed" kept "$(cat $T/0/k)"
+	check_eq "its links" 1 "$(stat -c %h $T/0/k)"
+	check_eq "its path" ovl/upper/k "$(xget $T/0/k path)"
 	umount $M/ovl/merged || die "cannot unmount the overlay"
 	rm -rf $M/ovl
 }
