@@ -1,6 +1,8 @@
 #!/bin/sh
-# The README's main job (for now): show, on a real ext4 disk, flagged
-# files going to /.trash/<uid>/ on rm, with their original paths.
+# The quick guest's demo (vm/quick/demo.sh), a one-minute look at the
+# kernel side alone: on a real ext4 disk, flagged files going to
+# /.trash/<uid>/ on rm, with their original paths.  The README's main
+# job is vm/demo.sh: the full Debian guest, with trashd and trashctl.
 . ./lib.sh
 
 say() { echo "#"; echo "# $*"; }

@@ -37,21 +37,21 @@ trashed_intact() {	# FLAG NAME
 		"$(stat -c '%u %g %a %Y %s %i' $e)"
 	check_eq "contents" "$sum" "$(md5sum < $e)"
 	check_eq "flags kept" "$1" "$(tbtool lsattr $e)"
-	check_eq "trash.path" "t2/$2" "$(xget $e path)"
-	check_eq "trash.uid" "$A" "$(xget $e uid)"
+	check_eq "record path" "t2/$2" "$(xget $e path)"
+	check_eq "record uid" "$A" "$(xget $e uid)"
 	t=$(xget $e time)
 	case "$t" in
 	[0-9]*.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) ;;
-	*) die "trash.time '$t' is not SECONDS.NANOSECONDS" ;;
+	*) die "record time '$t' is not SECONDS.NANOSECONDS" ;;
 	esac
 	[ "${t%.*}" -ge "$t0" ] && [ "${t%.*}" -le "$t1" ] ||
-		die "trash.time $t not within [$t0, $t1]"
+		die "record time $t not within [$t0, $t1]"
 	# A user cannot read or forge the trusted.* record.
 	as $A tbtool getxattr $e trusted.trash 2>/dev/null &&
 		die "user read trusted.trash"
 	as $A tbtool setxattr $e trusted.trash "0.000000000 0 etc/shadow" \
 		2>/dev/null && die "user forged trusted.trash"
-	check_eq "trash.path after forgery" "t2/$2" "$(xget $e path)"
+	check_eq "record path after forgery" "t2/$2" "$(xget $e path)"
 }
 t_trash_u() { trashed_intact u file-u.txt; }
 t_trash_s() { trashed_intact s file-s.txt; }
@@ -64,7 +64,7 @@ t_trash_by_deleter() {
 	rm $M/t2b/f || die "rm failed"
 	check_exists $T/0/f
 	check_eq "owner" $A "$(stat -c %u $T/0/f)"
-	check_eq "trash.uid" 0 "$(xget $T/0/f uid)"
+	check_eq "record uid" 0 "$(xget $T/0/f uid)"
 	check_absent $T/$A
 }
 
@@ -149,7 +149,7 @@ t_uid_dir() {
 			rm /mnt/t4u/g' || die "rm as $u failed"
 		check_eq "dir of $u" "$u 700" "$(stat -c '%u %a' $T/$u)"
 		check_exists $T/$u/g
-		check_eq "trash.uid of $u" $u "$(xget $T/$u/g uid)"
+		check_eq "record uid of $u" $u "$(xget $T/$u/g uid)"
 	done
 }
 

@@ -1,6 +1,7 @@
 #!/bin/bash
-# The main job: build what is missing, boot the patched kernel in the quick
-# guest and show flagged files going to /.trash/<uid>/ on rm, with their
+# A one-minute look at the kernel side alone (the README's main job is
+# vm/demo.sh, the full guest): build what is missing, boot the patched
+# kernel in the quick guest and show flagged files going to /.trash/<uid>/ on rm, with their
 # original paths, on a real ext4 disk.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
