@@ -65,7 +65,7 @@ bash "$top/tests/deps.sh" > /dev/null
 say "building trashd, trashctl and tbtool (Release) in $build"
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$build" -j"$(nproc)" --target trashd trashctl tbtool \
-	test_trashctl > /dev/null
+	test_e2e_wipe > /dev/null
 trashd=$build/trashd/trashd
 trashctl=$build/trashctl/trashctl
 tbtool=$build/tests/tbtool
@@ -261,7 +261,7 @@ disk=$(df --output=source,fstype "$work" | tail -n 1 | tr -s ' ')
 # ---- fairness: B's requests during A's flood ----
 flood() {
 say "fairness: B's status while A floods its trash (test_flood_*)"
-TB_TEST_FILTER='test_flood_*' "$build/tests/trashctl/test_trashctl" \
+TB_TEST_FILTER='test_flood_*' "$build/tests/trashctl/test_e2e_wipe" \
 	"$trashd" "$trashctl" > "$work/flood.txt" 2>&1 ||
 	{ cat "$work/flood.txt" >&2; echo "the flood tests failed" >&2; exit 1; }
 # "flood: indexed in 7458 ms; B's status over 34 requests: median 77 ms,
