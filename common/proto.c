@@ -74,7 +74,8 @@ static const struct proto_rule proto_rep_rules[] = {
 		B(A_RESULT) },
 	[MSG_FS - MSG_OK] = {
 		B(A_FS) | B(A_WATERMARK) | B(A_TOTAL) | B(A_AVAIL) |
-		B(A_COUNT) | B(A_BYTES), B(A_FS) },
+		B(A_COUNT) | B(A_BYTES) | B(A_PRESSURE) | B(A_WAITED) |
+		B(A_WAIT_MAX), B(A_FS) },
 };
 
 static const char *const proto_req_names[] = {
@@ -102,6 +103,8 @@ static const char *const proto_attr_names[A_MAX] = {
 	[A_TARGET] = "target", [A_RESULT] = "result", [A_SERVER] = "server",
 	[A_ENTRY] = "entry", [A_TRASH] = "trash", [A_DRY_RUN] = "dry-run",
 	[A_QUOTA_TEXT] = "quota-text", [A_RETENTION_TEXT] = "retention-text",
+	[A_PRESSURE] = "pressure", [A_WAITED] = "waited",
+	[A_WAIT_MAX] = "wait-max",
 };
 
 static const struct proto_rule *

@@ -29,8 +29,10 @@
  *    A_BEFORE, A_ALL and A_DRY_RUN (a dry run answers ENTRY messages);
  *    policies carry A_QUOTA_TEXT and A_RETENTION_TEXT, the values as
  *    they were typed; a policy set answers one POLICY message.
+ * 5: status FS messages carry the space pressure: A_PRESSURE, A_WAITED,
+ *    A_WAIT_MAX.
  */
-#define PROTOCOL_VERSION	4
+#define PROTOCOL_VERSION	5
 
 #define PROTO_HDR_LEN		8
 /* One message's payload: a restore request's two paths fit many times. */
@@ -118,6 +120,10 @@ enum proto_attr {
 	A_DRY_RUN,		/* empty: 1 only says what would go */
 	A_QUOTA_TEXT,		/* policy: A_QUOTA as typed ("1536M") */
 	A_RETENTION_TEXT,	/* policy: A_RETENTION as typed ("90d") */
+	/* Version 5. */
+	A_PRESSURE,		/* status: writers' waits for space or quota */
+	A_WAITED,		/* status: how long they waited, ms in all */
+	A_WAIT_MAX,		/* status: the longest wait, ms */
 	A_MAX,
 };
 #define A_FIRST_STR	A_PATH

@@ -15,6 +15,11 @@ static const struct rec_field status_fields[] = {
 	REC("avail", "FREE", REC_SIZE, A_AVAIL, REC_RIGHT),
 	REC("count", "ENTRIES", REC_NUM, A_COUNT, REC_RIGHT),
 	REC("bytes", "MINE", REC_SIZE, A_BYTES, REC_RIGHT),
+	/* Writers that ran out of space or quota and waited for a purge. */
+	REC("pressure", "PRESSURE", REC_NUM, A_PRESSURE, REC_RIGHT | REC_OMIT),
+	REC("waited_ms", "WAITED-MS", REC_NUM, A_WAITED, REC_RIGHT | REC_OMIT),
+	REC("wait_max_ms", "WAIT-MAX-MS", REC_NUM, A_WAIT_MAX,
+	    REC_RIGHT | REC_OMIT),
 	REC_END
 };
 #define STATUS_COLS	"FILESYSTEM,SIZE,FREE,WATERMARK,MINE,ENTRIES"

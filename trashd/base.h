@@ -215,6 +215,9 @@ struct trashd {
 			    int64_t born_ns, int64_t deleted_ns);
 	/* Is a restore moving entry @id out (its report says who)? */
 	bool		(*entry_moving)(struct trashd *, int64_t id);
+	/* A wipe of @fs ended and freed @bytes (writers may wait for it). */
+	void		(*space_freed)(struct trashd *, struct tfs *,
+			    int64_t bytes);
 };
 
 /* ---- notify.c: sd_notify(3) for Type=notify ---- */

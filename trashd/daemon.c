@@ -19,8 +19,10 @@ daemon_close_fs(struct trashd *d)
 	size_t i;
 
 	watch_close(d);
-	for (i = 0; i < d->nfs; i++)
+	for (i = 0; i < d->nfs; i++) {
+		pressure_close(&d->fs[i]);
 		trash_close(&d->fs[i]);
+	}
 	free(d->fs);
 	d->fs = NULL;
 	d->nfs = 0;
@@ -60,6 +62,13 @@ daemon_open_fs(struct trashd *d)
 		if (d->inotify_fd >= 0 && (r = watch_fs(d, fs)) < 0)
 			log_warnx("%s/%s: cannot watch: %s", fs->path,
 			    TRASHBIN_DIR, strerror(-r));
+		if ((r = pressure_fs(d, fs)) == -ENOTTY)
+			log_info("%s: no space pressure in this kernel: the "
+			    "watermark is checked on the policy timer",
+			    fs->path);
+		else if (r < 0)
+			log_warnx("%s: space pressure: %s", fs->path,
+			    strerror(-r));
 		log_info("%s: managing %s/%s", fs->path, fs->path, TRASHBIN_DIR);
 	}
 }
@@ -98,6 +107,7 @@ daemon_open(struct trashd *d, struct config *conf, struct event_base *base,
 	d->uid_found = watch_uid;
 	d->entry_new = policy_indexed;
 	d->entry_moving = restore_owns;
+	d->space_freed = pressure_wiped;
 	umask(077);
 	if ((r = db_open(conf->database, 0, &d->db, err, errlen)) < 0)
 		goto fail;

@@ -17,6 +17,18 @@ struct tuid {
 	int		 wd;		/* inotify watch, -1: none */
 };
 
+/* pressure.c: the kernel's space pressure file of a filesystem. */
+struct tfs_pressure {
+	struct trashd	*d;
+	int		 fd;		/* -1: none (a kernel without it) */
+	struct event	*ev;
+	uint64_t	 held;		/* an ack waiting for a wipe, 0: none */
+	int64_t		 since;		/* CLOCK_MONOTONIC: the first waiter */
+	uint64_t	 events;	/* out of space or quota, since start */
+	int64_t		 waited_ns;	/* the first writers' waits, summed */
+	int64_t		 wait_max_ns;
+};
+
 struct tfs {
 	int64_t		 id;		/* filesystems.id */
 	char		*path;		/* mount point */
@@ -29,6 +41,7 @@ struct tfs {
 	uint32_t	 promises;	/* WIPE_LOW_* of the fs and its device */
 	struct tuid	**uids;		/* pointers stay valid */
 	size_t		 nuids;
+	struct tfs_pressure press;
 };
 
 int	 trash_open(struct tfs *, const char *path, bool create);

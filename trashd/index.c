@@ -268,7 +268,8 @@ index_set_state(struct db *db, int64_t id, enum entry_state s)
     " AND (?4 = 0 OR deleted_ns < ?4) AND (flags & ?5) = ?5" \
     " AND (deleted_ns, id) > (?8, ?7) AND deleted_ns >= ?9" \
     " AND (?10 IS NULL OR orig_path = ?10" \
-    " OR (orig_path >= ?10 || '/' AND orig_path < ?10 || '0'))"
+    " OR (orig_path >= ?10 || '/' AND orig_path < ?10 || '0'))" \
+    " AND (flags & ?11) = 0 AND (?12 < 0 OR owner_uid = ?12)"
 
 /* Oldest first. */
 static const char index_list_sql[] = "SELECT " ENTRY_COLS INDEX_WHERE
@@ -291,6 +292,8 @@ index_bind_filter(sqlite3_stmt *st, const struct index_filter *f)
 		sqlite3_bind_text(st, 10, f->prefix, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 10);
+	sqlite3_bind_int64(st, 11, f->flags_clear);
+	sqlite3_bind_int64(st, 12, f->by_owner ? (int64_t)f->owner : -1);
 }
 
 /*

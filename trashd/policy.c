@@ -315,16 +315,53 @@ policy_by_alloc(const void *a, const void *b)
 }
 
 /*
+ * Purge up to @need bytes of the entries of @fs that @tmpl takes (its
+ * states and flags), fairly: the users over their share first.  A user's
+ * share is an equal part of what the trash holds on the filesystem: the
+ * allocated bytes of its live entries over the number of users who have
+ * any.  Those over it are purged first, the largest first, each oldest
+ * first and down to the share at most; only if that is not enough,
+ * everyone, oldest first.  One user filling the disk through the trash
+ * loses their own entries before anyone else's.  The bytes purged.
+ */
+static int64_t
+policy_purge_fair(struct trashd *d, struct tfs *fs,
+    const struct index_filter *tmpl, const char *reason, int64_t need)
+{
+	struct index_filter f;
+	struct usage *u = NULL;
+	int64_t held = 0, share, done = 0, n1;
+	size_t i, n = 0;
+
+	if (need <= 0 || index_usage_all(d->db, fs->id, &u, &n) < 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		held += u[i].alloc;
+	share = n > 0 ? held / (int64_t)n : 0;
+	qsort(u, n, sizeof(*u), policy_by_alloc);
+	for (i = 0; i < n && done < need && u[i].alloc > share; i++) {
+		f = *tmpl;
+		f.fs_id = fs->id;
+		f.uid = u[i].uid;
+		n1 = u[i].alloc - share;
+		done += policy_purge_upto(d, fs, &f, reason,
+		    n1 < need - done ? n1 : need - done);
+	}
+	free(u);
+	if (done >= need)
+		return done;
+	f = *tmpl;
+	f.fs_id = fs->id;
+	f.uid = -1;
+	return done + policy_purge_upto(d, fs, &f, reason, need - done);
+}
+
+/*
  * Free space below the watermark: purge until the space the trash holds
- * (and what the wipe queue will free) covers the gap, the users over
- * their share first.  A user's share is an equal part of what the trash
- * holds on the filesystem: the allocated bytes of its live entries over
- * the number of users who have any.  Those over it are purged first, the
- * largest first, each oldest first and down to the share at most; only
- * if that is not enough, everyone, oldest first.  One user filling the
- * disk through the trash loses their own entries before anyone else's.
- * Freed blocks show in statvfs only after the journal commits, so the
- * entries' allocated sizes are counted rather than statvfs re-read.
+ * (and what the wipe queue will free) covers the gap, fairly
+ * (policy_purge_fair()).  Freed blocks show in statvfs only after the
+ * journal commits, so the entries' allocated sizes are counted rather
+ * than statvfs re-read.
  */
 int
 policy_watermark(struct trashd *d, struct tfs *fs, uint64_t total,
@@ -333,11 +370,10 @@ policy_watermark(struct trashd *d, struct tfs *fs, uint64_t total,
 	struct index_filter f = { .fs_id = fs->id, .uid = -1,
 	    .states = ENTRY_STATE_MASK(ENTRY_WIPING) };
 	struct entry_list l = { 0 };
-	struct usage *u = NULL;
 	long double want;
 	unsigned wm = policy_fs_watermark(d, fs);
-	int64_t need, held = 0, share;
-	size_t i, n = 0;
+	int64_t need;
+	size_t i;
 	int r;
 
 	if (wm == 0 || total == 0)
@@ -354,29 +390,66 @@ policy_watermark(struct trashd *d, struct tfs *fs, uint64_t total,
 		return 0;
 	log_info("policy: %s: free space below %u%%: purging %" PRId64
 	    " bytes", fs->path, wm, need);
-	if ((r = index_usage_all(d->db, fs->id, &u, &n)) < 0)
-		return r;
-	for (i = 0; i < n; i++)
-		held += u[i].alloc;
-	share = n > 0 ? held / (int64_t)n : 0;
-	qsort(u, n, sizeof(*u), policy_by_alloc);
-	for (i = 0; i < n && need > 0 && u[i].alloc > share; i++) {
+	memset(&f, 0, sizeof(f));
+	f.states = ENTRY_LIVE;
+	(void)policy_purge_fair(d, fs, &f, "watermark", need);
+	return 0;
+}
+
+/*
+ * Space pressure (pressure.c): writers on @fs wait because an allocation
+ * found no space (@quota false; @uid the writer, -1 several) or went over
+ * uid @uid's quota (@quota true).  Purge @want bytes, oldest first, the
+ * entries quick to free before the +s ones, which are overwritten first
+ * and free their blocks only when their wipe ends:
+ *  - quota: the files @uid owns, in whoever's trash they are;
+ *  - space: @uid's own trash first, then fairly (policy_purge_fair()), so
+ *    a user who fills the disk on purpose loses their own entries before
+ *    anyone else's, and others' only down to their share first.
+ * Each purge is audited with its reason.  Returns the bytes freed now;
+ * *@wiping: +s entries were queued, freeing more when their wipes end.
+ */
+int64_t
+policy_pressure(struct trashd *d, struct tfs *fs, bool quota, int64_t uid,
+    int64_t want, bool *wiping)
+{
+	const char *reason = quota ? "quota-pressure" : "pressure";
+	struct index_filter f;
+	int64_t freed = 0, queued = 0, *sum;
+	int pass;
+
+	*wiping = false;
+	(void)db_begin(d->db);
+	for (pass = 0; pass < 2 && freed + queued < want; pass++) {
 		memset(&f, 0, sizeof(f));
 		f.fs_id = fs->id;
-		f.uid = u[i].uid;
 		f.states = ENTRY_LIVE;
-		need -= policy_purge_upto(d, fs, &f, "watermark",
-		    u[i].alloc - share < need ? u[i].alloc - share : need);
+		/* Quick frees first; then the +s entries, wiped first. */
+		if (pass == 0)
+			f.flags_clear = FS_SECRM_FL;
+		else
+			f.flags_set = FS_SECRM_FL;
+		sum = pass == 0 ? &freed : &queued;
+		if (quota) {
+			f.uid = -1;
+			f.by_owner = true;
+			f.owner = (uint32_t)uid;
+			*sum += policy_purge_upto(d, fs, &f, reason,
+			    want - freed - queued);
+			continue;
+		}
+		if (uid >= 0) {
+			f.uid = uid;
+			*sum += policy_purge_upto(d, fs, &f, reason,
+			    want - freed - queued);
+		}
+		if (freed + queued < want)
+			*sum += policy_purge_fair(d, fs, &f, reason,
+			    want - freed - queued);
 	}
-	free(u);
-	if (need <= 0)
-		return 0;
-	memset(&f, 0, sizeof(f));
-	f.fs_id = fs->id;
-	f.uid = -1;
-	f.states = ENTRY_LIVE;
-	(void)policy_purge_upto(d, fs, &f, "watermark", need);
-	return 0;
+	(void)db_commit(d->db);
+	*wiping = queued > 0;
+	return freed;
 }
 
 /*
@@ -626,7 +699,10 @@ policy_run(struct trashd *d, int64_t now)
 		    (r = policy_retention(d, fs, now)) < 0 ||
 		    (r = policy_quota(d, fs)) < 0)
 			log_warnx("policy: %s: %s", fs->path, strerror(-r));
-		if (fstatvfs(fs->rootfd, &sv) == 0)
+		/* With the kernel's pressure file, it says when (pressure.c). */
+		if (fs->press.fd >= 0)
+			;
+		else if (fstatvfs(fs->rootfd, &sv) == 0)
 			r = policy_watermark(d, fs,
 			    (uint64_t)sv.f_blocks * sv.f_frsize,
 			    (uint64_t)sv.f_bavail * sv.f_frsize);

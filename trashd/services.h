@@ -35,6 +35,12 @@ int	 watch_uid(struct trashd *, struct tfs *, struct tuid *);
 int	 watch_read(struct trashd *);
 void	 watch_overflow(struct trashd *);
 
+/* ---- pressure.c: the kernel's space pressure, above the policy ---- */
+int	 pressure_fs(struct trashd *, struct tfs *);
+void	 pressure_close(struct tfs *);
+void	 pressure_watermark(struct trashd *, struct tfs *);
+void	 pressure_wiped(struct trashd *, struct tfs *, int64_t bytes);
+
 /* ---- policy.c ---- */
 int	 policy_purge(struct trashd *, struct tfs *, const struct entry *,
 	    const char *reason, int64_t actor_uid, int64_t actor_pid);
@@ -58,6 +64,8 @@ int	 policy_change(struct trashd *, const struct policy_change *,
 int	 policy_secure(struct trashd *, struct tfs *, int64_t now);
 int	 policy_retention(struct trashd *, struct tfs *, int64_t now);
 int	 policy_quota(struct trashd *, struct tfs *);
+int64_t	 policy_pressure(struct trashd *, struct tfs *, bool quota,
+	    int64_t uid, int64_t want, bool *wiping);
 int	 policy_watermark(struct trashd *, struct tfs *, uint64_t total,
 	    uint64_t avail);
 /* An entry indexed since the last policy run. */

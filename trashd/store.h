@@ -90,6 +90,9 @@ struct index_filter {
 	size_t		 limit;		/* 0: no limit */
 	int64_t		 since_ns;	/* deleted at or after, 0: any */
 	const char	*prefix;	/* orig_path at or under, NULL: any */
+	uint32_t	 flags_clear;	/* none of these flags, 0: any */
+	bool		 by_owner;	/* only files owned by owner */
+	uint32_t	 owner;
 	/* Paging: only rows after this one in list order. */
 	bool		 after;		/* false: from the start */
 	int64_t		 after_id;

@@ -75,7 +75,7 @@ trash_open(struct tfs *fs, const char *path, bool create)
 
 	memset(fs, 0, sizeof(*fs));
 	fs->rootfd = fs->trashfd = fs->wipefd = -1;
-	fs->wd = -1;
+	fs->wd = fs->press.fd = -1;
 	fs->path = xstrdup(path);
 	fs->rootfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->rootfd < 0 || fstat(fs->rootfd, &st) < 0) {
@@ -121,7 +121,7 @@ trash_close(struct tfs *fs)
 		close(fs->rootfd);
 	free(fs->path);
 	memset(fs, 0, sizeof(*fs));
-	fs->rootfd = fs->trashfd = fs->wipefd = fs->wd = -1;
+	fs->rootfd = fs->trashfd = fs->wipefd = fs->wd = fs->press.fd = -1;
 }
 
 /* The kernel's names: a decimal uid, no sign, no leading zero. */

@@ -214,6 +214,7 @@ verb_policy_set(struct control_conn *c, const struct proto_msg *m)
 	struct policy_change ch = { .kind = POLICY_USER };
 	char qtext[POLICY_TEXT_MAX], rtext[POLICY_TEXT_MAX];
 	uint32_t xid = 0;
+	size_t i;
 	int r;
 
 	if ((r = verb_policy_kind(c, m, &ch.kind, &xid)) < 0)
@@ -259,6 +260,10 @@ verb_policy_set(struct control_conn *c, const struct proto_msg *m)
 		    strerror(-r));
 		return;
 	}
+	/* The kernel's low mark follows the watermark. */
+	for (i = 0; ch.watermark && i < c->d->nfs; i++)
+		if (fs == NULL || fs == &c->d->fs[i])
+			pressure_watermark(c->d, &c->d->fs[i]);
 	snprintf(c->result, sizeof(c->result), "ok:");
 	if (ch.watermark)
 		snprintf(c->result + strlen(c->result), sizeof(c->result) -

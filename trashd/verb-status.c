@@ -37,6 +37,14 @@ verb_status(struct control_conn *c, const struct proto_msg *m)
 			proto_num(b, A_AVAIL, (int64_t)(sv.f_bavail *
 			    sv.f_frsize));
 		}
+		if (d->fs[i].press.fd >= 0) {
+			proto_num(b, A_PRESSURE,
+			    (int64_t)d->fs[i].press.events);
+			proto_num(b, A_WAITED, d->fs[i].press.waited_ns /
+			    1000000);
+			proto_num(b, A_WAIT_MAX, d->fs[i].press.wait_max_ns /
+			    1000000);
+		}
 		if (index_usage(d->db, d->fs[i].id, c->peer.uid, &u) == 0) {
 			proto_num(b, A_COUNT, u.count);
 			proto_num(b, A_BYTES, u.bytes);

@@ -311,6 +311,9 @@ wipe_record(struct trashd *d, struct tfs *fs, int64_t id, const char *name,
 	wipe_audit(d, fs, &e, s == ENTRY_WIPED ? "wiped" : "purged", detail,
 	    full);
 	free(full);
+	/* Writers out of space may wait for this one (pressure.c). */
+	if (d->space_freed != NULL && rep->nlink <= 1)
+		d->space_freed(d, fs, (int64_t)rep->bytes);
 out:
 	entry_clear(&e);
 }

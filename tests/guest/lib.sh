@@ -124,7 +124,7 @@ start_trashd() {
 		echo "filesystem $M"
 		echo "create-trash yes"
 		echo "retention forever"
-		echo "watermark 0%"
+		echo "watermark ${TD_WATERMARK:-0%}"
 		for l in "$@"; do echo "$l"; done
 	} > $TD_CONF
 	: > $TD_LOG
@@ -151,7 +151,7 @@ fresh_state() {
 # The number of UID's live entries on /mnt, as trashd reports it.
 indexed_count() {
 	as "$1" trashctl -j status |
-		sed -n 's/.*"fs":"\/mnt",[^}]*"count":\([0-9]*\).*/\1/p'
+		sed -n "s|.*\"fs\":\"$M\",[^}]*\"count\":\([0-9]*\).*|\1|p"
 }
 
 # Print trashd's logs (after a failure).

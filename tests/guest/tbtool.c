@@ -13,11 +13,14 @@
 #include <linux/io_uring.h>
 #include <linux/trashbin.h>
 #include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/quota.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -1010,6 +1013,222 @@ static int cmd_handle(int argc, char **argv)
 	return 0;
 }
 
+
+/* The pattern of tbtool write and verify: byte @off of the file of @seed. */
+static unsigned char pattern(unsigned long long off, unsigned long seed)
+{
+	unsigned long long x = (off / 8) * 0x9e3779b97f4a7c15ULL + seed;
+
+	x ^= x >> 29;
+	return (unsigned char)(x >> (8 * (off % 8)));
+}
+
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+/* memcpy() into a shared mapping: -1 if a page fault raised SIGBUS. */
+static int map_copy(unsigned char *to, const unsigned char *from, size_t n)
+{
+	if (sigsetjmp(bus_jmp, 1))
+		return -1;
+	memcpy(to, from, n);
+	return 0;
+}
+
+/*
+ * tbtool write buffered|direct|mmap FILE MIB SEED: write MIB MiB of the
+ * pattern of SEED to FILE (created, truncated) and fsync it; print the ms
+ * it took.  A failure names its errno (ENOSPC, EDQUOT), or SIGBUS for a
+ * page fault of the mmap write that could not get its block.
+ */
+static int cmd_write(int argc, char **argv)
+{
+	const size_t chunk = 1 << 20;
+	unsigned long long size, off, t0;
+	unsigned long seed;
+	unsigned char *buf, *map = NULL;
+	struct timespec ts;
+	int fd, direct, mm;
+	ssize_t n;
+	size_t i;
+
+	if (argc != 4)
+		return 2;
+	direct = !strcmp(argv[0], "direct");
+	mm = !strcmp(argv[0], "mmap");
+	if (!direct && !mm && strcmp(argv[0], "buffered"))
+		return 2;
+	size = strtoull(argv[2], NULL, 10) << 20;
+	seed = strtoul(argv[3], NULL, 10);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC |
+		  (direct ? O_DIRECT : 0), 0644);
+	if (fd < 0)
+		return fail("open", argv[1]);
+	if (posix_memalign((void **)&buf, 4096, chunk))
+		return fail("posix_memalign", argv[1]);
+	if (mm) {
+		if (ftruncate(fd, size) < 0)
+			return fail("ftruncate", argv[1]);
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   fd, 0);
+		if (map == MAP_FAILED)
+			return fail("mmap", argv[1]);
+		signal(SIGBUS, on_sigbus);
+	}
+	for (off = 0; off < size; off += chunk) {
+		for (i = 0; i < chunk; i++)
+			buf[i] = pattern(off + i, seed);
+		if (mm && map_copy(map + off, buf, chunk) < 0) {
+			printf("SIGBUS\n");
+			return 1;
+		}
+		/* A short write is followed by the one that fails. */
+		for (i = 0; !mm && i < chunk; i += n) {
+			n = write(fd, buf + i, chunk - i);
+			if (n < 0)
+				return fail("write", argv[1]);
+		}
+	}
+	if (mm && msync(map, size, MS_SYNC) < 0)
+		return fail("msync", argv[1]);
+	if (fsync(fd) < 0 || close(fd) < 0)
+		return fail("fsync", argv[1]);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	printf("%llu\n", ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000 - t0);
+	return 0;
+}
+
+/* tbtool verify FILE MIB SEED: FILE holds what tbtool write wrote. */
+static int cmd_verify(int argc, char **argv)
+{
+	unsigned long long size, off = 0;
+	unsigned long seed;
+	static unsigned char buf[1 << 16];
+	struct stat st;
+	ssize_t n, i;
+	int fd;
+
+	if (argc != 3)
+		return 2;
+	size = strtoull(argv[1], NULL, 10) << 20;
+	seed = strtoul(argv[2], NULL, 10);
+	fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return fail("open", argv[0]);
+	if ((unsigned long long)st.st_size != size) {
+		fprintf(stderr, "%s: size %lld, want %llu\n", argv[0],
+			(long long)st.st_size, size);
+		return 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; i++)
+			if (buf[i] != pattern(off + i, seed)) {
+				fprintf(stderr, "%s: differs at %llu\n",
+					argv[0], off + i);
+				return 1;
+			}
+		off += n;
+	}
+	if (n < 0)
+		return fail("read", argv[0]);
+	close(fd);
+	return 0;
+}
+
+/* tbtool setquota DEV UID HARD_KIB: a user block quota (0: none). */
+static int cmd_setquota(int argc, char **argv)
+{
+	struct if_dqblk dq = { 0 };
+
+	if (argc != 3)
+		return 2;
+	dq.dqb_bhardlimit = strtoull(argv[2], NULL, 10);	/* 1 KiB units */
+	dq.dqb_bsoftlimit = dq.dqb_bhardlimit;
+	dq.dqb_valid = QIF_BLIMITS;
+	if (quotactl(QCMD(Q_SETQUOTA, USRQUOTA), argv[0], atoi(argv[1]),
+		     (caddr_t)&dq) < 0)
+		return fail("quotactl", argv[0]);
+	return 0;
+}
+
+/*
+ * tbtool pressure DIR [LOW]: ask for the pressure file of the filesystem
+ * whose /.trash is DIR (prints its errno on refusal); "ok" if given.
+ * tbtool pressure-listen DIR SECONDS ACK: listen for SECONDS, print each
+ * event ("reason uid waiters"), acknowledge each read with freed bytes
+ * ACK (0: nothing freed, the writers fail at once; none: no answer).
+ */
+static int cmd_pressure(int argc, char **argv)
+{
+	struct trashbin_pressure_arg a = { 0 };
+	int dfd, fd;
+
+	if (argc < 1 || argc > 2)
+		return 2;
+	if (argc == 2)
+		a.low_bytes = strtoull(argv[1], NULL, 10);
+	dfd = open(argv[0], O_RDONLY | O_CLOEXEC);
+	if (dfd < 0)
+		return fail("open", argv[0]);
+	fd = ioctl(dfd, TRASHBIN_IOC_PRESSURE, &a);
+	if (fd < 0)
+		return fail("TRASHBIN_IOC_PRESSURE", argv[0]);
+	printf("ok\n");
+	return 0;
+}
+
+static int cmd_pressure_listen(int argc, char **argv)
+{
+	struct trashbin_pressure_arg a = { 0 };
+	struct trashbin_pressure_event ev[16];
+	struct trashbin_pressure_ack ack = { 0 };
+	struct pollfd pfd;
+	time_t end;
+	ssize_t n;
+	int dfd, fd, i;
+
+	if (argc != 3)
+		return 2;
+	dfd = open(argv[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return fail("open", argv[0]);
+	fd = ioctl(dfd, TRASHBIN_IOC_PRESSURE, &a);
+	if (fd < 0)
+		return fail("TRASHBIN_IOC_PRESSURE", argv[0]);
+	printf("listening\n");
+	fflush(stdout);
+	end = time(NULL) + atoi(argv[1]);
+	/* "none": never acknowledge, the writers wait their whole bound. */
+	ack.freed_bytes = strtoull(argv[2], NULL, 10);
+	while (time(NULL) < end) {
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		n = read(fd, ev, sizeof(ev));
+		if (n < 0)
+			return fail("read", argv[0]);
+		for (i = 0; i < n / (ssize_t)sizeof(ev[0]); i++) {
+			printf("%u %u %u\n", ev[i].reason, ev[i].uid,
+			       ev[i].waiters);
+			if (ev[i].seq > ack.seq)
+				ack.seq = ev[i].seq;
+		}
+		fflush(stdout);
+		if (strcmp(argv[2], "none") &&
+		    write(fd, &ack, sizeof(ack)) != sizeof(ack))
+			return fail("write", argv[0]);
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
@@ -1040,6 +1259,11 @@ static const struct {
 	{ "stage", cmd_stage, "ROOT UID N FLAGS(u|s|us|-) PREFIX [SIZE]" },
 	{ "renameover-held", cmd_renameover_held, "SRC DST TRASHDIR" },
 	{ "handle", cmd_handle, "FILE TRASHDIR UID" },
+	{ "write", cmd_write, "buffered|direct|mmap FILE MIB SEED" },
+	{ "verify", cmd_verify, "FILE MIB SEED" },
+	{ "setquota", cmd_setquota, "DEV UID HARD_KIB" },
+	{ "pressure", cmd_pressure, "TRASHDIR [LOW_BYTES]" },
+	{ "pressure-listen", cmd_pressure_listen, "TRASHDIR SECONDS ACK_BYTES" },
 };
 
 int main(int argc, char **argv)

@@ -592,6 +592,61 @@ test_fresh_bounded(void **state)
 	assert_int_equal(runs, 3);
 }
 
+/*
+ * Space pressure (pressure.c asks, policy_pressure() chooses): out of
+ * space, the writer's own trash goes first, oldest first, quick frees
+ * before +s entries; over quota, the files the user owns, in whoever's
+ * trash they are; +s entries are queued for their wipe, never unlinked.
+ */
+static void
+test_pressure(void **state)
+{
+	struct state *s = *state;
+	struct tfs *fs = &s->d.fs[0];
+	char path[PATH_MAX];
+	int64_t freed;
+	bool wiping;
+
+	stage(s, 3301, "b1", 1, FS_UNRM_FL, 8192);
+	stage(s, 3301, "b2", 2, FS_UNRM_FL, 8192);
+	stage(s, 3301, "b-own", 4, FS_UNRM_FL, 8192);
+	stage(s, 3300, "a-sec", 5, FS_SECRM_FL, 8192);
+	stage(s, 3300, "a-old", 10, FS_UNRM_FL, 8192);
+	/* 3300's file that 3301 deleted: in 3301's trash, on 3300's quota. */
+	tl_path(&s->t, path, sizeof(path), ".trash/3301/b-own");
+	assert_int_equal(chown(path, 3300, 3300), 0);
+	assert_int_equal(scan_all(&s->d), 0);
+
+	/* Out of space, 3300 writing: its own quick entry, not older b1. */
+	freed = policy_pressure(&s->d, fs, false, 3300, 1, &wiping);
+	assert_true(freed >= 8192);
+	assert_false(wiping);
+	assert_false(in_trash(s, 3300, "a-old"));
+	assert_true(in_trash(s, 3300, "a-sec"));
+	assert_true(in_trash(s, 3301, "b1"));
+	assert_int_equal(state_of(s, 3300, "a-old"), ENTRY_PURGED);
+	assert_int_equal(tl_audit_count(&s->d, "purged"), 1);
+
+	/* Over 3300's quota: what 3300 owns, wherever; +s last. */
+	freed = policy_pressure(&s->d, fs, true, 3300, 1, &wiping);
+	assert_true(freed >= 8192);
+	assert_false(wiping);
+	assert_false(in_trash(s, 3301, "b-own"));
+	assert_true(in_trash(s, 3300, "a-sec"));
+	assert_true(in_trash(s, 3301, "b1"));
+	assert_int_equal(tl_audit_count(&s->d, "purged"), 2);
+
+	/* Everything: the quick ones, then the +s one, queued for a wipe. */
+	freed = policy_pressure(&s->d, fs, false, 3300, 1 << 30, &wiping);
+	assert_true(freed >= 2 * 8192);
+	assert_true(wiping);
+	assert_false(in_trash(s, 3301, "b1"));
+	assert_false(in_trash(s, 3301, "b2"));
+	assert_int_equal(state_of(s, 3300, "a-sec"), ENTRY_WIPING);
+	assert_int_equal(wipe_drain(&s->d), 0);
+	assert_int_equal(state_of(s, 3300, "a-sec"), ENTRY_WIPED);
+}
+
 int
 main(void)
 {
@@ -608,6 +663,8 @@ main(void)
 		cmocka_unit_test(test_too_young),
 		cmocka_unit_test(test_min_age),
 		cmocka_unit_test(test_fresh),
+		cmocka_unit_test_setup_teardown(test_pressure, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_watermark_fair, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_quota_sparse, setup,

@@ -1,0 +1,270 @@
+#!/bin/sh
+# Space pressure on the patched kernel: deleting makes room at once.  A
+# 256 MiB ext4 with the quota feature (a loop file on the test disk) holds
+# /.trash; alice fills it, rm -rf's a +u tree and writes the same again
+# at once: buffered, O_DIRECT and through mmap.  With trashd running the
+# write waits for its purge and succeeds; without it the write fails with
+# ENOSPC (EDQUOT) as on a kernel without the series, within the bounded
+# wait.  Every purge is audited with its reason.
+. ./lib.sh
+
+A=1000		# alice
+B=1001		# bob
+trashd_setup
+IMG=$M/pressure.img
+P=/p
+M=$P		# trashd manages the small filesystem (start_trashd)
+T=$P/.trash
+mkdir -p $P
+
+took() { echo "took $((($(tbtool now) - $1) / 1000)) s"; }
+
+# A fresh 256 MiB filesystem at $P with a trash, user quotas enforced and
+# a home for each user; trashd stopped, its index dropped.
+fresh_fs() {
+	stop_trashd
+	rm -f $TD_DB $TD_DB-wal $TD_DB-shm
+	umount $P 2>/dev/null
+	rm -f $IMG
+	truncate -s 256M $IMG
+	/usr/local/bin/mke2fs -q -F -t ext4 -b 4096 -O quota $IMG || die "mke2fs failed"
+	mount -o loop,usrquota $IMG $P || die "mount failed"
+	mkdir -m 0755 $T
+	for u in $A $B; do
+		mkdir -m 0755 $P/$u
+		chown $u:$u $P/$u
+	done
+}
+
+# free_mib: what unprivileged writers may still allocate.
+free_mib() { df -m $P | awk 'NR == 2 { print $4 }'; }
+
+# fill_trash UID DIR MIB: DIR (flagged +u, inherited) gets MIB MiB in
+# 4 MiB files as UID, then UID rm -rf's it: the space is the trash's.
+fill_trash() {
+	as $1 mkdir -p $2 || die "mkdir $2"
+	tbtool chattr +u $2 || die "chattr +u $2"
+	i=0
+	while [ $i -lt $(($3 / 4)) ]; do
+		as $1 tbtool write buffered $2/f$i 4 $i > /dev/null ||
+			die "filling $2/f$i failed"
+		i=$((i + 1))
+	done
+	as $1 rm -rf $2 || die "rm -rf $2 failed"
+	[ ! -e $2 ] || die "$2 still there"
+}
+
+# The errno symbol of a tbtool failure ("tbtool: what arg: ENOSPC (...)").
+errno_of() { sed -n 's/^tbtool: .*: \(E[A-Z0-9]*\) (.*/\1/p'; }
+
+# The audit rows of ACTION with RESULT's text (purged: "ok: pressure").
+audited() {
+	trashctl -j audit -n 10000 -A "$1" | grep -o '{[^{}]*}' | grep -c "$2"
+}
+
+# 1. Who may listen: root alone, on a /.trash, one at a time.
+t_abi() {
+	fresh_fs
+	check_eq "non-root" EPERM "$(as $A tbtool pressure $T 2>&1 | errno_of)"
+	check_eq "not /.trash" ENOTDIR \
+		"$(tbtool pressure $P/$A 2>&1 | errno_of)"
+	check_eq "root, no trashd" "ok" "$(tbtool pressure $T 2>&1)"
+	start_trashd
+	grep -q "space pressure" $TD_LOG && die "trashd: $(cat $TD_LOG)"
+	check_eq "second listener" EBUSY "$(tbtool pressure $T 2>&1 | errno_of)"
+	stop_trashd
+	check_eq "after trashd" "ok" "$(tbtool pressure $T 2>&1)"
+}
+
+# 2-4. The disk full of trash: rm -rf, then a write of the same size
+# succeeds at once, the oldest entries purged and audited.
+full_then_write() {
+	fresh_fs
+	start_trashd
+	fill_trash $A $P/$A/old 80
+	fill_trash $A $P/$A/build 120
+	free=$(free_mib)
+	[ "$free" -lt 60 ] || die "only $free MiB should be free"
+	t0=$(tbtool now)
+	ms=$(as $A tbtool write $1 $P/$A/new 150 42) ||
+		die "$1 write of 150 MiB failed with $free MiB free: $ms"
+	echo "$1: 150 MiB written in $ms ms with $free MiB free"
+	as $A tbtool verify $P/$A/new 150 42 || die "data differs"
+	n=$(audited purged "ok: pressure")
+	[ "$n" -gt 0 ] || die "no purge audited as pressure"
+	echo "$n entries purged for pressure"
+	# Oldest first: all that was deleted first went before the rest.
+	check_eq "entries of the first rm -rf purged" 20 \
+		"$(audited purged "\"path\":\"$A/old/")"
+	left=$(indexed_count $A)
+	[ "$left" -gt 0 ] || die "everything was purged, $n rows"
+	echo "$left entries kept"
+	check_eq "status counts the waits" 1 \
+		"$(trashctl -j status | grep -c '"pressure":[1-9]')"
+	took "$t0"
+}
+t_full_buffered() { full_then_write buffered; }
+t_full_direct() { full_then_write direct; }
+t_full_mmap() { full_then_write mmap; }
+
+# 5. Without trashd the write fails as before, at once; with a listener
+# that frees nothing too; with one that never answers, after the bounded
+# wait (fs.trashbin.space_wait_ms).
+t_no_trashd() {
+	fresh_fs
+	fill_trash $A $P/$A/build 200
+	t0=$(tbtool now)
+	out=$(as $A tbtool write buffered $P/$A/new 150 1 2>&1) &&
+		die "the write succeeded without trashd"
+	dt=$(($(tbtool now) - t0))
+	case "$out" in *ENOSPC*) ;; *) die "not ENOSPC: $out" ;; esac
+	echo "no listener: ENOSPC after $dt ms"
+	[ $dt -lt 20000 ] || die "took $dt ms"
+	rm -f $P/$A/new
+	tbtool pressure-listen $T 30 0 > /tmp/listen.out &
+	lp=$!
+	until grep -q listening /tmp/listen.out; do usleep 10000; done
+	t0=$(tbtool now)
+	out=$(as $A tbtool write buffered $P/$A/new 150 1 2>&1) &&
+		die "the write succeeded though nothing was freed"
+	dt=$(($(tbtool now) - t0))
+	kill $lp
+	wait $lp 2>/dev/null
+	case "$out" in *ENOSPC*) ;; *) die "not ENOSPC: $out" ;; esac
+	grep -q "^1 $A " /tmp/listen.out || die "no ENOSPC event for $A: $(cat /tmp/listen.out)"
+	echo "listener freeing nothing: ENOSPC after $dt ms"
+	[ $dt -lt 20000 ] || die "took $dt ms"
+	rm -f $P/$A/new
+	echo 300 > /proc/sys/fs/trashbin/space_wait_ms
+	tbtool pressure-listen $T 30 none > /tmp/listen.out &
+	lp=$!
+	until grep -q listening /tmp/listen.out; do usleep 10000; done
+	t0=$(tbtool now)
+	out=$(as $A tbtool write buffered $P/$A/new 150 1 2>&1) &&
+		die "the write succeeded though nothing was freed"
+	dt=$(($(tbtool now) - t0))
+	kill $lp
+	wait $lp 2>/dev/null
+	echo 2000 > /proc/sys/fs/trashbin/space_wait_ms
+	case "$out" in *ENOSPC*) ;; *) die "not ENOSPC: $out" ;; esac
+	echo "listener never answering: ENOSPC after $dt ms (waits of 300 ms)"
+	[ $dt -ge 300 ] || die "did not wait: $dt ms"
+}
+
+# 6. Quota: alice's trash holds her quota; a write over it waits for a
+# purge of her own files, and fails with EDQUOT without trashd.
+t_quota() {
+	fresh_fs
+	dev=$(awk -v p=$P '$2 == p { print $1 }' /proc/mounts)
+	tbtool setquota "$dev" $A 102400 || die "setquota $dev failed"
+	fill_trash $B $P/$B/build 40
+	fill_trash $A $P/$A/build 80
+	out=$(as $A tbtool write buffered $P/$A/new 60 3 2>&1) &&
+		die "over quota without trashd, and it worked"
+	case "$out" in *EDQUOT*) ;; *) die "not EDQUOT: $out" ;; esac
+	rm -f $P/$A/new
+	start_trashd
+	ms=$(as $A tbtool write buffered $P/$A/new 60 3) ||
+		die "over quota with trashd: $ms"
+	echo "60 MiB written in $ms ms over alice's quota"
+	as $A tbtool verify $P/$A/new 60 3 || die "data differs"
+	n=$(audited purged "ok: quota-pressure")
+	[ "$n" -gt 0 ] || die "no purge audited as quota-pressure"
+	check_eq "bob's entries, untouched" 10 "$(indexed_count $B)"
+	echo "$n of alice's entries purged for her quota"
+}
+
+# 7. The watermark: free space falling below it from ordinary writes is
+# purged at once (the kernel tells trashd), long before any policy run.
+t_watermark() {
+	fresh_fs
+	TD_WATERMARK=40%
+	start_trashd "policy-interval 1h"
+	TD_WATERMARK=
+	fill_trash $A $P/$A/build 100
+	t0=$(tbtool now)
+	as $B tbtool write buffered $P/$B/plain 60 5 > /dev/null ||
+		die "plain write failed"
+	i=0
+	until [ "$(audited purged 'ok: watermark')" -gt 0 ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && die "no watermark purge in 10 s: $(tail -n 5 $TD_LOG)"
+		usleep 100000
+	done
+	echo "purged for the watermark $(($(tbtool now) - t0)) ms after the write began"
+}
+
+# 8. Writers and deleters of two uids at ENOSPC: no write lost (each
+# verifies its data after fsync), every flagged file either in the trash
+# or purged with an audit row, e2fsck clean.
+t_race() {
+	fresh_fs
+	start_trashd
+	fill_trash $B $P/$B/old 100
+	rm -f /tmp/race.*
+	writers=
+	for u in $A $B; do
+		: > /tmp/race.$u.rm
+		as $u mkdir -p $P/$u/w
+		tbtool chattr +u $P/$u/w
+		(
+			i=0 end=$(($(tbtool now) + 20000))
+			while [ $(tbtool now) -lt $end ]; do
+				f=$P/$u/w/f$i
+				if tbtool runas $u $u tbtool write buffered $f 12 $i > /dev/null 2>&1; then
+					tbtool runas $u $u tbtool verify $f 12 $i ||
+						echo "LOST $f" >> /tmp/race.$u
+					echo "$f" >> /tmp/race.$u.ok
+				fi
+				if [ $((i % 2)) = 1 ] && [ -e $P/$u/w/f$((i - 1)) ]; then
+					tbtool runas $u $u rm -f $P/$u/w/f$((i - 1)) &&
+						echo f >> /tmp/race.$u.rm
+				fi
+				i=$((i + 1))
+			done
+		) &
+		writers="$writers $!"
+	done
+	# A writer stuck for good: what every task waits in, on the console.
+	(
+		sleep 120
+		for p in /proc/[0-9]*; do
+			echo "$p $(cat $p/comm) $(cat $p/wchan) $(grep State: $p/status)"
+		done > /dev/console 2>&1
+	) &
+	dog=$!
+	wait $writers
+	kill $dog 2>/dev/null
+	cat /tmp/race.$A /tmp/race.$B 2>/dev/null | grep LOST && die "data lost"
+	echo "writes: $(cat /tmp/race.$A.ok /tmp/race.$B.ok | wc -l) verified"
+	# Every flagged file rm'd is in the trash or was purged, audited.
+	sleep 2
+	for u in $A $B; do
+		rmd=$(grep -c . /tmp/race.$u.rm)
+		kept=$(trashctl -j list -u $u | grep -o '{[^{}]*}' |
+			grep -c "\"path\":\"$P/$u/w/")
+		gone=$(trashctl -j audit -n 10000 -A purged | grep -o '{[^{}]*}' |
+			grep -c "\"path\":\"$u/w/")
+		echo "uid $u: $rmd rm'd, $kept in the trash, $gone purged"
+		[ $((kept + gone)) -ge "$rmd" ] ||
+			die "uid $u: $((rmd - kept - gone)) flagged files lost"
+	done
+	stop_trashd
+	umount $P || die "umount"
+	/usr/local/bin/e2fsck -fn $IMG > /tmp/fsck.out 2>&1 || die "e2fsck: $(tail -n 5 /tmp/fsck.out)"
+	mount -o loop,usrquota $IMG $P
+}
+
+run_test "only root listens, on /.trash, one at a time" t_abi
+run_test "full of trash: a buffered write waits for the purge" t_full_buffered
+run_test "full of trash: an O_DIRECT write waits for the purge" t_full_direct
+run_test "full of trash: an mmap write waits for the purge" t_full_mmap
+run_test "no trashd, or nothing freed: ENOSPC as before, bounded" t_no_trashd
+run_test "over quota: the user's own trash is purged (EDQUOT)" t_quota
+run_test "free space below the watermark: purged at once" t_watermark
+run_test "writers and deleters of two uids at ENOSPC: nothing lost" t_race
+stop_trashd
+umount $P 2>/dev/null
+rm -f $IMG
+[ $TB_FAILED -gt 0 ] && trashd_logs
+done_testing
