@@ -18,10 +18,17 @@ struct tuid {
 };
 
 /* pressure.c: the kernel's space pressure file of a filesystem. */
+#define TFS_PRESSURE_REST	16	/* events read at once, and kept */
 struct tfs_pressure {
 	struct trashd	*d;
 	int		 fd;		/* -1: none (a kernel without it) */
 	struct event	*ev;
+	struct event	*rest_ev;	/* the next step of the rest */
+	struct {
+		struct trashbin_pressure_event ev;
+		int64_t	 left;		/* bytes of its share still to purge */
+	}		 rest[TFS_PRESSURE_REST];
+	size_t		 nrest;
 	uint64_t	 held;		/* an ack waiting for a wipe, 0: none */
 	int64_t		 since;		/* CLOCK_MONOTONIC: the first waiter */
 	uint64_t	 events;	/* out of space or quota, since start */

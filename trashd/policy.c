@@ -406,14 +406,13 @@ policy_watermark(struct trashd *d, struct tfs *fs, uint64_t total,
  *  - space: @uid's own trash first, then fairly (policy_purge_fair()), so
  *    a user who fills the disk on purpose loses their own entries before
  *    anyone else's, and others' only down to their share first.
- * Each purge is audited with its reason.  Returns the bytes freed now;
+ * Each purge is audited with @reason.  Returns the bytes freed now;
  * *@wiping: +s entries were queued, freeing more when their wipes end.
  */
 int64_t
 policy_pressure(struct trashd *d, struct tfs *fs, bool quota, int64_t uid,
-    int64_t want, bool *wiping)
+    int64_t want, const char *reason, bool *wiping)
 {
-	const char *reason = quota ? "quota-pressure" : "pressure";
 	struct index_filter f;
 	int64_t freed = 0, queued = 0, *sum;
 	int pass;

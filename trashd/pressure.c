@@ -22,15 +22,21 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/statvfs.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "services.h"
 
-/* The least a pressure event purges: 1% of the filesystem, 8 MiB at least. */
+/* An event's share: 1% of the filesystem, 8 MiB at least, or the gap. */
 #define PRESSURE_MIN_BYTES	(8LL << 20)
-/* Events read at once: the kernel keeps 8 and one per reason beyond. */
-#define PRESSURE_EVENTS		16
+/*
+ * What is purged before the writers are answered, and what each later
+ * step of the rest of the share purges: the writers wait for this much
+ * only, and new events are read between the steps (in 1 KiB files, 8 MiB
+ * is thousands of unlinks).
+ */
+#define PRESSURE_STEP_BYTES	(256LL << 10)
 
 static int64_t
 pressure_mono_ns(void)
@@ -69,45 +75,53 @@ pressure_ack(struct tfs *fs, uint64_t seq, int64_t freed)
 		if (waited > fs->press.wait_max_ns)
 			fs->press.wait_max_ns = waited;
 		fs->press.since = 0;
+		log_info("pressure: %s: answered after %" PRId64 " us, %"
+		    PRId64 " bytes freed", fs->path, waited / 1000, freed);
 	}
 	fs->press.held = 0;
 }
 
-/* What to purge for @ev; the bytes freed now (wipes: *@wiping). */
+/* What an event's purge aims at in all. */
 static int64_t
-pressure_event(struct trashd *d, struct tfs *fs,
-    const struct trashbin_pressure_event *ev, bool *wiping)
+pressure_share(struct trashd *d, struct tfs *fs, uint32_t reason)
 {
 	struct statvfs sv;
-	int64_t want = PRESSURE_MIN_BYTES, uid;
-	uint64_t low;
+	int64_t want = PRESSURE_MIN_BYTES, total, avail, low;
+
+	if (fstatvfs(fs->rootfd, &sv) < 0)
+		return want;
+	total = (int64_t)(sv.f_blocks * sv.f_frsize);
+	avail = (int64_t)(sv.f_bavail * sv.f_frsize);
+	low = (int64_t)pressure_low(d, fs);
+	if (reason == TRASHBIN_PRESSURE_LOW)
+		return low > avail ? low - avail : 0;
+	if (total / 100 > want)
+		want = total / 100;
+	if (low - avail > want)
+		want = low - avail;
+	return want;
+}
+
+/* Purge up to @cap bytes for @ev; the bytes freed now (wipes: *@wiping). */
+static int64_t
+pressure_purge(struct trashd *d, struct tfs *fs,
+    const struct trashbin_pressure_event *ev, int64_t cap, bool *wiping)
+{
+	int64_t uid;
 
 	*wiping = false;
 	uid = ev->uid == TRASHBIN_PRESSURE_ANY_UID ? -1 : (int64_t)ev->uid;
-	if (fstatvfs(fs->rootfd, &sv) == 0) {
-		if ((int64_t)(sv.f_blocks * sv.f_frsize / 100) > want)
-			want = (int64_t)(sv.f_blocks * sv.f_frsize / 100);
-		low = pressure_low(d, fs);
-		if (low > sv.f_bavail * sv.f_frsize &&
-		    (int64_t)(low - sv.f_bavail * sv.f_frsize) > want)
-			want = (int64_t)(low - sv.f_bavail * sv.f_frsize);
-	}
 	switch (ev->reason) {
 	case TRASHBIN_PRESSURE_LOW:
-		if (fstatvfs(fs->rootfd, &sv) == 0)
-			(void)policy_watermark(d, fs, (uint64_t)sv.f_blocks *
-			    sv.f_frsize, (uint64_t)sv.f_bavail * sv.f_frsize);
-		return 0;
+		return policy_pressure(d, fs, false, -1, cap, "watermark",
+		    wiping);
 	case TRASHBIN_PRESSURE_EDQUOT:
-		if (uid < 0)
-			return 0;
-		log_info("pressure: %s: uid %" PRId64 " over quota, %u "
-		    "waiting", fs->path, uid, ev->waiters);
-		return policy_pressure(d, fs, true, uid, want, wiping);
+		/* Whose quota is not known past the kernel's 8 uids. */
+		return uid < 0 ? 0 : policy_pressure(d, fs, true, uid, cap,
+		    "quota-pressure", wiping);
 	case TRASHBIN_PRESSURE_ENOSPC:
-		log_info("pressure: %s: out of space, %u waiting", fs->path,
-		    ev->waiters);
-		return policy_pressure(d, fs, false, uid, want, wiping);
+		return policy_pressure(d, fs, false, uid, cap, "pressure",
+		    wiping);
 	default:
 		log_warnx("pressure: %s: unknown event %u", fs->path,
 		    ev->reason);
@@ -115,14 +129,83 @@ pressure_event(struct trashd *d, struct tfs *fs,
 	}
 }
 
+/*
+ * The next step after the loop has polled again: a zero timeout, not
+ * event_active(), which libevent would run again before reading the
+ * pressure file (the writers waiting would starve).
+ */
+static void
+pressure_rest_arm(struct tfs_pressure *p)
+{
+	static const struct timeval now = { 0, 0 };
+
+	(void)event_add(p->rest_ev, &now);
+}
+
+/* Keep the rest of @ev's share, @left bytes, for the later steps. */
+static void
+pressure_rest_add(struct tfs *fs, const struct trashbin_pressure_event *ev,
+    int64_t left)
+{
+	struct tfs_pressure *p = &fs->press;
+	size_t i;
+
+	if (left <= 0)
+		return;
+	for (i = 0; i < p->nrest; i++)
+		if (p->rest[i].ev.reason == ev->reason &&
+		    p->rest[i].ev.uid == ev->uid)
+			break;
+	if (i == p->nrest) {
+		if (p->nrest == TFS_PRESSURE_REST)
+			return;	/* the kernel asks again if need be */
+		p->nrest++;
+		p->rest[i].left = 0;
+	}
+	p->rest[i].ev = *ev;
+	if (left > p->rest[i].left)
+		p->rest[i].left = left;
+	pressure_rest_arm(p);
+}
+
+/* One step of each event's rest, then the loop again. */
+static void
+pressure_rest(evutil_socket_t fd, short what, void *arg)
+{
+	struct tfs *fs = arg;
+	struct tfs_pressure *p = &fs->press;
+	int64_t freed, cap;
+	bool wiping;
+	size_t i;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; i < p->nrest; ) {
+		cap = p->rest[i].left < PRESSURE_STEP_BYTES ?
+		    p->rest[i].left : PRESSURE_STEP_BYTES;
+		freed = pressure_purge(p->d, fs, &p->rest[i].ev, cap,
+		    &wiping);
+		/* Nothing left to purge: done with it. */
+		p->rest[i].left -= freed > 0 ? freed : wiping ? cap :
+		    p->rest[i].left;
+		if (p->rest[i].left > 0) {
+			i++;
+			continue;
+		}
+		p->rest[i] = p->rest[--p->nrest];
+	}
+	if (p->nrest > 0)
+		pressure_rest_arm(p);
+}
+
 static void
 pressure_read(evutil_socket_t fd, short what, void *arg)
 {
 	struct tfs *fs = arg;
 	struct trashd *d = fs->press.d;
-	struct trashbin_pressure_event ev[PRESSURE_EVENTS];
+	struct trashbin_pressure_event ev[TFS_PRESSURE_REST];
 	uint64_t seq = 0;
-	int64_t freed = 0;
+	int64_t freed = 0, f;
 	bool wiping, any_wiping = false;
 	ssize_t n;
 	size_t i;
@@ -144,18 +227,26 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 			if (fs->press.since == 0 || (int64_t)ev[i].since_ns <
 			    fs->press.since)
 				fs->press.since = (int64_t)ev[i].since_ns;
+			log_info("pressure: %s: %s, uid %u, %u waiting",
+			    fs->path, ev[i].reason == TRASHBIN_PRESSURE_EDQUOT ?
+			    "over quota" : "out of space", ev[i].uid,
+			    ev[i].waiters);
 		}
-		freed += pressure_event(d, fs, &ev[i], &wiping);
+		f = pressure_purge(d, fs, &ev[i], PRESSURE_STEP_BYTES,
+		    &wiping);
+		freed += f;
 		any_wiping |= wiping;
+		pressure_rest_add(fs, &ev[i], pressure_share(d, fs,
+		    ev[i].reason) - (f > 0 ? f : wiping ?
+		    PRESSURE_STEP_BYTES : 0));
 	}
 	if (seq == 0)
 		return;
-	if (freed == 0 && any_wiping) {
+	if (freed == 0 && any_wiping)
 		/* Only wipes: the writers get their answer when one ends. */
 		fs->press.held = seq;
-		return;
-	}
-	pressure_ack(fs, seq, freed);
+	else
+		pressure_ack(fs, seq, freed);
 }
 
 void
@@ -197,7 +288,9 @@ pressure_fs(struct trashd *d, struct tfs *fs)
 	}
 	fs->press.ev = event_new(d->base, fd, EV_READ | EV_PERSIST,
 	    pressure_read, fs);
-	if (fs->press.ev == NULL || event_add(fs->press.ev, NULL) < 0) {
+	fs->press.rest_ev = event_new(d->base, -1, 0, pressure_rest, fs);
+	if (fs->press.ev == NULL || fs->press.rest_ev == NULL ||
+	    event_add(fs->press.ev, NULL) < 0) {
 		pressure_close(fs);
 		return -ENOMEM;
 	}
@@ -209,7 +302,10 @@ pressure_close(struct tfs *fs)
 {
 	if (fs->press.ev != NULL)
 		event_free(fs->press.ev);
-	fs->press.ev = NULL;
+	if (fs->press.rest_ev != NULL)
+		event_free(fs->press.rest_ev);
+	fs->press.ev = fs->press.rest_ev = NULL;
+	fs->press.nrest = 0;
 	if (fs->press.fd >= 0)
 		close(fs->press.fd);	/* the writers waiting fail now */
 	fs->press.fd = -1;

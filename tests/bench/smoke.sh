@@ -5,7 +5,7 @@
 # empty value or a shell or bc or awk error on the way fails.  Its figures
 # themselves mean nothing and are not judged (a smoke run misses targets).
 #
-#   tests/bench/smoke.sh trashd|restore|unlink WORKDIR
+#   tests/bench/smoke.sh trashd|restore|unlink|pressure WORKDIR
 #
 # WORKDIR keeps the bench's optimised build (a second run is
 # incremental) and the run's output (NAME.out, NAME.err).  $SMOKE_BUILD
@@ -15,8 +15,8 @@
 # lines below follow the benches' --smoke sizes: change both together.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-name=${1:?usage: $0 trashd|restore|unlink WORKDIR}
-work=${2:?usage: $0 trashd|restore|unlink WORKDIR}
+name=${1:?usage: $0 trashd|restore|unlink|pressure WORKDIR}
+work=${2:?usage: $0 trashd|restore|unlink|pressure WORKDIR}
 mkdir -p "$work"
 out=$work/$name.out
 err=$work/$name.err
@@ -69,8 +69,19 @@ unlink)
 	"^100$gap""unflagged/s: A vanilla, B patched$gap$pos$gap$pos$gap${num}x$gap$pos$gap$pos$gap${num}x "
 	"^100$gap""patched/s: A plain, B flagged$gap$pos$gap$pos$gap${num}x$gap$pos$gap$pos$gap${num}x "
 	) ;;
+pressure)
+	# Both sides on the given kernel ($TRASHBIN_BZIMAGE): see
+	# bench/pressure.sh --smoke.
+	run=(env BENCH_BUILD="${SMOKE_BUILD:-$work/build-pressure}"
+		bash "$top/bench/pressure.sh" --smoke)
+	expect=(
+	"^trash of 8 MiB in 1 MiB files$gap$num$gap$num$gap$pos$gap$pos$"
+	"^trash of 8 MiB in 1 KiB files$gap$num$gap$num$gap$pos$gap$pos$"
+	"^trash of 8 MiB in \+s files of 1 MiB$gap$num$gap$num$gap$pos$gap$pos$"
+	"^unflagged writes of 8 MiB, never out of space \(icount ms\): vanilla $pos, patched $pos, [-+]$num% "
+	) ;;
 *)
-	echo "$0: no bench '$name' (trashd, restore or unlink)" >&2
+	echo "$0: no bench '$name' (trashd, restore, unlink or pressure)" >&2
 	exit 2 ;;
 esac
 

@@ -17,6 +17,10 @@ M=$P		# trashd manages the small filesystem (start_trashd)
 T=$P/.trash
 mkdir -p $P
 
+# How long the writers and deleters race (trashbin.pressure_seconds=).
+RACE_S=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.pressure_seconds=//p')
+RACE_S=${RACE_S:-20}
+
 took() { echo "took $((($(tbtool now) - $1) / 1000)) s"; }
 
 # A fresh 256 MiB filesystem at $P with a trash, user quotas enforced and
@@ -149,6 +153,24 @@ t_no_trashd() {
 	case "$out" in *ENOSPC*) ;; *) die "not ENOSPC: $out" ;; esac
 	echo "listener never answering: ENOSPC after $dt ms (waits of 300 ms)"
 	[ $dt -ge 300 ] || die "did not wait: $dt ms"
+	# The daemon dies while a writer waits: the writer fails at once,
+	# not after its bound (10 s here).
+	rm -f $P/$A/new
+	echo 10000 > /proc/sys/fs/trashbin/space_wait_ms
+	tbtool pressure-listen $T 60 none > /tmp/listen.out &
+	lp=$!
+	until grep -q listening /tmp/listen.out; do usleep 10000; done
+	t0=$(tbtool now)
+	as $A tbtool write buffered $P/$A/new 150 1 > /tmp/w.out 2>&1 &
+	wp=$!
+	until grep -q "^1 $A " /tmp/listen.out; do usleep 10000; done
+	kill -9 $lp
+	wait $wp && die "the write succeeded though the daemon died"
+	dt=$(($(tbtool now) - t0))
+	echo 2000 > /proc/sys/fs/trashbin/space_wait_ms
+	grep -q ENOSPC /tmp/w.out || die "not ENOSPC: $(cat /tmp/w.out)"
+	echo "listener killed while a writer waited: ENOSPC after $dt ms (bound 10 s)"
+	[ $dt -lt 8000 ] || die "the writer waited out its bound: $dt ms"
 }
 
 # 6. Quota: alice's trash holds her quota; a write over it waits for a
@@ -194,9 +216,9 @@ t_watermark() {
 	echo "purged for the watermark $(($(tbtool now) - t0)) ms after the write began"
 }
 
-# 8. Writers and deleters of two uids at ENOSPC: no write lost (each
-# verifies its data after fsync), every flagged file either in the trash
-# or purged with an audit row, e2fsck clean.
+# 8. Writers and deleters of two uids at ENOSPC for RACE_S seconds: no
+# write lost (each verifies its data after fsync), every flagged file
+# either in the trash or purged with an audit row, e2fsck clean.
 t_race() {
 	fresh_fs
 	start_trashd
@@ -208,7 +230,7 @@ t_race() {
 		as $u mkdir -p $P/$u/w
 		tbtool chattr +u $P/$u/w
 		(
-			i=0 end=$(($(tbtool now) + 20000))
+			i=0 end=$(($(tbtool now) + RACE_S * 1000))
 			while [ $(tbtool now) -lt $end ]; do
 				f=$P/$u/w/f$i
 				if tbtool runas $u $u tbtool write buffered $f 12 $i > /dev/null 2>&1; then
@@ -255,6 +277,56 @@ t_race() {
 	mount -o loop,usrquota $IMG $P
 }
 
+# 9. Two filesystems under pressure at once, 16 writers on each: every
+# write succeeds and verifies, the waits come coalesced (an event counts
+# several writers), each filesystem's purges are its own.
+t_many() {
+	fresh_fs
+	IMG2=$IMG.2
+	umount /p2 2>/dev/null
+	rm -f $IMG2
+	truncate -s 256M $IMG2
+	/usr/local/bin/mke2fs -q -F -t ext4 -b 4096 $IMG2 || die "mke2fs 2"
+	mkdir -p /p2
+	mount -o loop $IMG2 /p2 || die "mount 2"
+	mkdir -m 0755 /p2/.trash /p2/$A
+	chown $A:$A /p2/$A
+	start_trashd "filesystem /p2"
+	fill_trash $A $P/$A/build 200
+	fill_trash $A /p2/$A/build 200
+	pids=
+	for fs in $P /p2; do
+		i=0
+		while [ $i -lt 16 ]; do
+			as $A tbtool write buffered $fs/$A/w$i 6 $i > /dev/null 2>&1 &
+			pids="$pids $!"
+			i=$((i + 1))
+		done
+	done
+	bad=0
+	for p in $pids; do wait $p || bad=$((bad + 1)); done
+	[ $bad = 0 ] || die "$bad of 32 writers failed: $(grep pressure $TD_LOG | tail -n 5)"
+	for fs in $P /p2; do
+		i=0
+		while [ $i -lt 16 ]; do
+			as $A tbtool verify $fs/$A/w$i 6 $i || die "$fs/$A/w$i differs"
+			i=$((i + 1))
+		done
+	done
+	most=$(sed -n 's/.*pressure: .*, \([0-9]*\) waiting$/\1/p' $TD_LOG | sort -n | tail -n 1)
+	echo "32 writers on two filesystems: done; an event counted up to $most waiting"
+	[ "${most:-0}" -ge 2 ] || die "no event counted two writers"
+	for fs in $P /p2; do
+		n=$(trashctl -j status | grep -o "{\"fs\":\"$fs\"[^}]*}" |
+			sed -n 's/.*"pressure":\([0-9]*\).*/\1/p')
+		echo "$fs: $n events"
+		[ "${n:-0}" -gt 0 ] || die "$fs: no pressure events"
+	done
+	stop_trashd
+	umount /p2
+	rm -f $IMG2
+}
+
 run_test "only root listens, on /.trash, one at a time" t_abi
 run_test "full of trash: a buffered write waits for the purge" t_full_buffered
 run_test "full of trash: an O_DIRECT write waits for the purge" t_full_direct
@@ -263,6 +335,7 @@ run_test "no trashd, or nothing freed: ENOSPC as before, bounded" t_no_trashd
 run_test "over quota: the user's own trash is purged (EDQUOT)" t_quota
 run_test "free space below the watermark: purged at once" t_watermark
 run_test "writers and deleters of two uids at ENOSPC: nothing lost" t_race
+run_test "two filesystems, 16 writers each, at ENOSPC at once" t_many
 stop_trashd
 umount $P 2>/dev/null
 rm -f $IMG

@@ -700,17 +700,31 @@ static int cmd_now(int argc, char **argv)
 }
 
 /* tbtool mkfiles DIR N: create N empty files DIR/f<i> */
+/* tbtool mkfiles DIR N [SIZE]: DIR/f0..f<N-1>, empty or of SIZE bytes. */
 static int cmd_mkfiles(int argc, char **argv)
 {
+	static char data[65536];
 	char path[4200];
-	long i, n;
+	long i, n, size = 0;
+	int fd;
 
-	if (argc != 2)
+	if (argc != 2 && argc != 3)
 		return 2;
 	n = atol(argv[1]);
+	if (argc == 3)
+		size = atol(argv[2]);
+	if (size < 0 || size > (long)sizeof(data))
+		return 2;
+	memset(data, 'k', sizeof(data));
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/f%ld", argv[0], i);
-		if (make_file(path, NULL) < 0)
+		if (!size) {
+			if (make_file(path, NULL) < 0)
+				return fail("create", path);
+			continue;
+		}
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || write(fd, data, size) != size || close(fd) < 0)
 			return fail("create", path);
 	}
 	return 0;
@@ -1253,7 +1267,7 @@ static const struct {
 	{ "bench", cmd_bench, "DIR N" },
 	{ "record", cmd_record, "FILE time|uid|path" },
 	{ "now", cmd_now, "" },
-	{ "mkfiles", cmd_mkfiles, "DIR N" },
+	{ "mkfiles", cmd_mkfiles, "DIR N [SIZE]" },
 	{ "fill", cmd_fill, "FILE SIZE TEXT" },
 	{ "scan", cmd_scan, "DEV TEXT..." },
 	{ "stage", cmd_stage, "ROOT UID N FLAGS(u|s|us|-) PREFIX [SIZE]" },

@@ -618,7 +618,7 @@ test_pressure(void **state)
 	assert_int_equal(scan_all(&s->d), 0);
 
 	/* Out of space, 3300 writing: its own quick entry, not older b1. */
-	freed = policy_pressure(&s->d, fs, false, 3300, 1, &wiping);
+	freed = policy_pressure(&s->d, fs, false, 3300, 1, "pressure", &wiping);
 	assert_true(freed >= 8192);
 	assert_false(wiping);
 	assert_false(in_trash(s, 3300, "a-old"));
@@ -628,7 +628,8 @@ test_pressure(void **state)
 	assert_int_equal(tl_audit_count(&s->d, "purged"), 1);
 
 	/* Over 3300's quota: what 3300 owns, wherever; +s last. */
-	freed = policy_pressure(&s->d, fs, true, 3300, 1, &wiping);
+	freed = policy_pressure(&s->d, fs, true, 3300, 1, "quota-pressure",
+	    &wiping);
 	assert_true(freed >= 8192);
 	assert_false(wiping);
 	assert_false(in_trash(s, 3301, "b-own"));
@@ -637,7 +638,8 @@ test_pressure(void **state)
 	assert_int_equal(tl_audit_count(&s->d, "purged"), 2);
 
 	/* Everything: the quick ones, then the +s one, queued for a wipe. */
-	freed = policy_pressure(&s->d, fs, false, 3300, 1 << 30, &wiping);
+	freed = policy_pressure(&s->d, fs, false, 3300, 1 << 30, "pressure",
+	    &wiping);
 	assert_true(freed >= 2 * 8192);
 	assert_true(wiping);
 	assert_false(in_trash(s, 3301, "b1"));

@@ -56,7 +56,7 @@ mkdir -p "$work"
 # ($TRASHBIN_BUILD, default build/: ctest passes them itself), brought
 # up to date first, so that one command goes from an edit to a result.
 case "$suite" in
-control|trashd|pressure)
+control|trashd|pressure|bench-pressure)
 	if [ -z "${TRASHBIN_GUEST_BINS:-}" ]; then
 		b=${TRASHBIN_BUILD:-$top/build}
 		[ -f "$b/CMakeCache.txt" ] || cmake -S "$top" -B "$b" -DCMAKE_BUILD_TYPE=Debug >/dev/null
@@ -64,8 +64,8 @@ control|trashd|pressure)
 		export TRASHBIN_GUEST_BINS="$b/trashd/trashd $b/trashctl/trashctl"
 	fi ;;
 esac
-# The pressure suite makes and checks its own small filesystem.
-if [ "$suite" = pressure ]; then
+# The pressure suites make and check their own small filesystem.
+if [ "$suite" = pressure ] || [ "$suite" = bench-pressure ]; then
 	export TRASHBIN_GUEST_BINS="${TRASHBIN_GUEST_BINS:-} /sbin/mke2fs /sbin/e2fsck"
 fi
 # The races suite runs stress-ng (tests/deps.sh installs it).

@@ -1,0 +1,118 @@
+#!/bin/sh
+# Space pressure figures inside the guest, for bench/pressure.sh.
+#   wait: a filesystem of FILL + 64 MiB whose trash holds FILL MiB (1 MiB
+#         files, 1 KiB files, +s files of 1 MiB) and the rest a plain
+#         file but 2 MiB; the same again is written at once; every time
+#         a writer waited, trashd logs how long until its answer (the
+#         retry): "bp wait KIND US" a wait.
+#   write: FILL MiB of unflagged writes that never run out of space, with
+#         trashd listening (its pressure file open) on the patched kernel:
+#         "bp write MIB MS", timed by the guest's clock (icount: work).
+# The kernel command line: trashbin.bp_fill=MIB (default 160),
+# trashbin.bp_kinds=1m,1k,s (wait; default all), trashbin.bp_rounds=R.
+. ./lib.sh
+
+FILL=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.bp_fill=//p')
+FILL=${FILL:-160}
+KINDS=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.bp_kinds=//p' | tr ',' ' ')
+KINDS=${KINDS:-1m 1k s}
+ROUNDS=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.bp_rounds=//p')
+ROUNDS=${ROUNDS:-3}
+A=1000
+trashd_setup
+IMG=$M/bp.img
+P=/p
+M=$P
+T=$P/.trash
+mkdir -p $P
+
+fresh_fs() {
+	stop_trashd
+	rm -f $TD_DB $TD_DB-wal $TD_DB-shm
+	umount $P 2>/dev/null
+	rm -f $IMG
+	truncate -s $((FILL + 64))M $IMG
+	/usr/local/bin/mke2fs -q -F -t ext4 -b 4096 $IMG || die "mke2fs"
+	mount -o loop $IMG $P || die "mount"
+	mkdir -m 0755 $T
+	mkdir -m 0755 $P/$A
+	chown $A:$A $P/$A
+}
+
+# The trash holds FILL MiB of allocated space, in files of KIND.
+fill() {
+	as $A mkdir $P/$A/d
+	case $1 in
+	1m) tbtool chattr +u $P/$A/d
+	    i=0
+	    while [ $i -lt "$FILL" ]; do
+		as $A tbtool write buffered $P/$A/d/f$i 1 $i > /dev/null || die "fill"
+		i=$((i + 1))
+	    done ;;
+	1k) tbtool chattr +u $P/$A/d
+	    # A 1 KiB file takes a 4 KiB block.
+	    as $A tbtool mkfiles $P/$A/d $((FILL * 256)) 1024 || die "mkfiles" ;;
+	s)  tbtool chattr +s $P/$A/d
+	    i=0
+	    while [ $i -lt "$FILL" ]; do
+		as $A tbtool write buffered $P/$A/d/f$i 1 $i > /dev/null || die "fill"
+		i=$((i + 1))
+	    done ;;
+	esac
+	as $A rm -rf $P/$A/d || die "rm -rf"
+	# Indexed before the write: the bench measures purges, not the scan.
+	i=0
+	until [ "$(indexed_count $A)" -gt 0 ] &&
+	      [ "$(indexed_count $A)" = "$last" ]; do
+		last=$(indexed_count $A)
+		i=$((i + 1))
+		[ $i -gt 600 ] && die "not indexed"
+		sleep 1
+	done
+}
+
+t_wait() {
+	for k in $KINDS; do
+		r=0
+		while [ $r -lt "$ROUNDS" ]; do
+			fresh_fs
+			start_trashd "grace 1h"
+			fill $k
+			free=$(df -m $P | awk 'NR == 2 { print $4 }')
+			[ "$free" -gt 2 ] && { as $A tbtool write buffered \
+				$P/$A/ballast $((free - 2)) 3 > /dev/null || die "ballast"; }
+			t0=$(tbtool now)
+			if ! ms=$(as $A tbtool write buffered $P/$A/new "$FILL" 1 2>&1); then
+				# A figure too: the writer gave up (its bound).
+				echo "$ms"
+				ms="failed-after-$(($(tbtool now) - t0))"
+				grep pressure $TD_LOG | tail -n 20
+			fi
+			sed -n 's/.*pressure: [^:]*: answered after \([0-9]*\) us.*/\1/p' \
+				$TD_LOG | sed "s/^/bp wait $k /"
+			echo "bp total $k $FILL $ms"
+			r=$((r + 1))
+		done
+	done
+}
+
+t_write() {
+	r=0
+	while [ $r -lt "$ROUNDS" ]; do
+		fresh_fs
+		[ -e /proc/sys/fs/trashbin ] && start_trashd
+		sync
+		ms=$(as $A tbtool write buffered $P/$A/plain "$FILL" 2) ||
+			die "write: $ms"
+		echo "bp write $FILL $ms"
+		r=$((r + 1))
+	done
+}
+
+case " $(cat /proc/cmdline) " in
+*" trashbin.bp_mode=write "*) run_test "unflagged writes" t_write ;;
+*) run_test "writers' waits at ENOSPC" t_wait ;;
+esac
+stop_trashd
+umount $P 2>/dev/null
+done_testing
