@@ -32,7 +32,8 @@ fresh_fs() {
 	umount $P 2>/dev/null
 	rm -f $IMG
 	truncate -s $((FILL + 64))M $IMG
-	/usr/local/bin/mke2fs -q -F -t ext4 -b 4096 $IMG || die "mke2fs"
+	/usr/local/bin/mke2fs -q -F -t ext4 -b 4096 \
+		-E lazy_itable_init=0,lazy_journal_init=0 $IMG || die "mke2fs"
 	mount -o loop $IMG $P || die "mount"
 	mkdir -m 0755 $T
 	mkdir -m 0755 $P/$A
