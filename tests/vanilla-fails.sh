@@ -1,7 +1,7 @@
 #!/bin/bash
-# The kernel suite on the unpatched kernel (same config, no series) must
-# fail its trash cases and pass the ones that need no trash: proof that
-# the suite tests the patch.  A separate target, not part of CI:
+# The kernel, races and pressure suites on the unpatched kernel (same
+# config, no series) must fail their trash cases and pass the ones that
+# need no trash: proof that the suites test the patch.  A separate target, not part of CI:
 #   ctest --test-dir build -L vanilla
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,6 +34,15 @@ grep -q "^ok [0-9]* - stress-ng filesystem stressors" <<<"$out" ||
 for name in unlink-unlink renameover-unlink renameover-renameover; do
 	grep -q "^not ok [0-9]* - lockstep race $name" <<<"$out" ||
 		{ echo "FAIL: race '$name' passed on the vanilla kernel"; fail=1; }
+done
+# Space pressure: no pressure file, and nothing waits for a purge.
+out=$("$top/vm/quick/run.sh" --vanilla --suite pressure --timeout 900 2>&1)
+echo "$out"
+for name in "only root listens" "full of trash: a buffered write" \
+	    "full of trash: an O_DIRECT write" "full of trash: an mmap write" \
+	    "over quota: the user's own trash"; do
+	grep -qF "not ok" <<<"$(grep -F -- "- $name" <<<"$out")" ||
+		{ echo "FAIL: '$name' passed on the vanilla kernel"; fail=1; }
 done
 [ $fail = 0 ] && echo "vanilla kernel fails the trash cases, as it must"
 exit $fail
