@@ -30,6 +30,7 @@ struct tfs_pressure {
 	}		 rest[TFS_PRESSURE_REST];
 	size_t		 nrest;
 	uint64_t	 held;		/* an ack waiting for a wipe, 0: none */
+	int64_t		 reserve;	/* root's reserved bytes, 0: unknown */
 	int64_t		 since;		/* CLOCK_MONOTONIC: the first waiter */
 	uint64_t	 events;	/* out of space or quota, since start */
 	int64_t		 waited_ns;	/* the first writers' waits, summed */

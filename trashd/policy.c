@@ -338,7 +338,8 @@ policy_purge_fair(struct trashd *d, struct tfs *fs,
 	for (i = 0; i < n; i++)
 		held += u[i].alloc;
 	share = n > 0 ? held / (int64_t)n : 0;
-	qsort(u, n, sizeof(*u), policy_by_alloc);
+	if (n > 1)
+		qsort(u, n, sizeof(*u), policy_by_alloc);
 	for (i = 0; i < n && done < need && u[i].alloc > share; i++) {
 		f = *tmpl;
 		f.fs_id = fs->id;

@@ -59,6 +59,20 @@ pressure_low(struct trashd *d, struct tfs *fs)
 	return (uint64_t)((long double)sv.f_blocks * sv.f_frsize * wm / 100);
 }
 
+/*
+ * The blocks of what was purged are free for others once the journal
+ * commits: fsync the per-uid directories the unlinks changed (those not
+ * changed return at once), so the writers' retry finds them.
+ */
+static void
+pressure_commit(struct tfs *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->nuids; i++)
+		(void)fsync(fs->uids[i]->fd);
+}
+
 static void
 pressure_ack(struct tfs *fs, uint64_t seq, int64_t freed)
 {
@@ -66,6 +80,8 @@ pressure_ack(struct tfs *fs, uint64_t seq, int64_t freed)
 	    .freed_bytes = freed > 0 ? (uint64_t)freed : 0 };
 	int64_t waited;
 
+	if (freed > 0)
+		pressure_commit(fs);
 	if (write(fs->press.fd, &a, sizeof(a)) != (ssize_t)sizeof(a))
 		log_warnx("pressure: %s: acknowledging: %s", fs->path,
 		    strerror(errno));
@@ -79,6 +95,33 @@ pressure_ack(struct tfs *fs, uint64_t seq, int64_t freed)
 		    PRId64 " bytes freed", fs->path, waited / 1000, freed);
 	}
 	fs->press.held = 0;
+}
+
+/*
+ * What the first step of an ENOSPC must free besides one step a writer:
+ * below the blocks reserved for root, unprivileged writers get nothing
+ * however much is free, so the deficit first.  The reserve is what
+ * statvfs showed between free and available while there was any.
+ */
+static int64_t
+pressure_deficit(struct tfs *fs)
+{
+	struct statvfs sv;
+	int64_t bfree, bavail;
+
+	if (fstatvfs(fs->rootfd, &sv) < 0)
+		return 0;
+	bfree = (int64_t)(sv.f_bfree * sv.f_frsize);
+	bavail = (int64_t)(sv.f_bavail * sv.f_frsize);
+	if (bavail > 0) {
+		fs->press.reserve = bfree - bavail;
+		return 0;
+	}
+	/* Not seen yet: ext4's defaults, 5% for root and 2% its own. */
+	if (fs->press.reserve == 0)
+		fs->press.reserve = (int64_t)(sv.f_blocks * sv.f_frsize * 7 /
+		    100);
+	return fs->press.reserve > bfree ? fs->press.reserve - bfree : 0;
 }
 
 /* What an event's purge aims at in all. */
@@ -232,8 +275,11 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 			    "over quota" : "out of space", ev[i].uid,
 			    ev[i].waiters);
 		}
-		f = pressure_purge(d, fs, &ev[i], PRESSURE_STEP_BYTES,
-		    &wiping);
+		/* A step for each writer waiting, so that all may go on. */
+		f = pressure_purge(d, fs, &ev[i], PRESSURE_STEP_BYTES *
+		    (ev[i].waiters > 1 ? ev[i].waiters : 1) +
+		    (ev[i].reason == TRASHBIN_PRESSURE_ENOSPC ?
+		    pressure_deficit(fs) : 0), &wiping);
 		freed += f;
 		any_wiping |= wiping;
 		pressure_rest_add(fs, &ev[i], pressure_share(d, fs,
@@ -277,6 +323,7 @@ pressure_fs(struct trashd *d, struct tfs *fs)
 	int fd;
 
 	fs->press.d = d;
+	(void)pressure_deficit(fs);	/* learns root's reserve */
 	if (d->base == NULL)
 		return 0;
 	if ((fd = ioctl(fs->trashfd, TRASHBIN_IOC_PRESSURE, &a)) < 0)
