@@ -241,6 +241,17 @@ pressure_rest(evutil_socket_t fd, short what, void *arg)
 		pressure_rest_arm(p);
 }
 
+/* Entries of @fs being wiped: their blocks come free when a wipe ends. */
+static bool
+pressure_wipes_pending(struct trashd *d, struct tfs *fs)
+{
+	struct index_filter f = { .fs_id = fs->id, .uid = -1,
+	    .states = ENTRY_STATE_MASK(ENTRY_WIPING) };
+	int64_t n = 0;
+
+	return index_count(d->db, &f, &n) == 0 && n > 0;
+}
+
 static void
 pressure_read(evutil_socket_t fd, short what, void *arg)
 {
@@ -288,7 +299,7 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 	}
 	if (seq == 0)
 		return;
-	if (freed == 0 && any_wiping)
+	if (freed == 0 && (any_wiping || pressure_wipes_pending(d, fs)))
 		/* Only wipes: the writers get their answer when one ends. */
 		fs->press.held = seq;
 	else
