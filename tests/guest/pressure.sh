@@ -111,6 +111,21 @@ t_full_buffered() { full_then_write buffered; }
 t_full_direct() { full_then_write direct; }
 t_full_mmap() { full_then_write mmap; }
 
+# listened_write ACK: alice writes 60 MiB while tbtool listens on the
+# pressure file and answers ACK (bytes freed, or none); the write must
+# fail: $out its error, $dt its ms.
+listened_write() {
+	tbtool pressure-listen $T 30 "$1" > /tmp/listen.out &
+	lp=$!
+	until grep -q listening /tmp/listen.out; do usleep 10000; done
+	t0=$(tbtool now)
+	out=$(as $A tbtool write buffered $P/$A/new 60 1 2>&1) &&
+		die "the write succeeded though nothing was freed"
+	dt=$(($(tbtool now) - t0))
+	kill $lp
+	wait $lp 2>/dev/null
+}
+
 # 5. Without trashd the write fails as before, at once; with a listener
 # that frees nothing too; with one that never answers, after the bounded
 # wait (fs.trashbin.space_wait_ms).
@@ -125,30 +140,14 @@ t_no_trashd() {
 	echo "no listener: ENOSPC after $dt ms"
 	[ $dt -lt 20000 ] || die "took $dt ms"
 	rm -f $P/$A/new
-	tbtool pressure-listen $T 30 0 > /tmp/listen.out &
-	lp=$!
-	until grep -q listening /tmp/listen.out; do usleep 10000; done
-	t0=$(tbtool now)
-	out=$(as $A tbtool write buffered $P/$A/new 60 1 2>&1) &&
-		die "the write succeeded though nothing was freed"
-	dt=$(($(tbtool now) - t0))
-	kill $lp
-	wait $lp 2>/dev/null
+	listened_write 0
 	case "$out" in *ENOSPC*) ;; *) die "not ENOSPC: $out" ;; esac
 	grep -q "^1 $A " /tmp/listen.out || die "no ENOSPC event for $A: $(cat /tmp/listen.out)"
 	echo "listener freeing nothing: ENOSPC after $dt ms"
 	[ $dt -lt 20000 ] || die "took $dt ms"
 	rm -f $P/$A/new
 	echo 300 > /proc/sys/fs/trashbin/space_wait_ms
-	tbtool pressure-listen $T 30 none > /tmp/listen.out &
-	lp=$!
-	until grep -q listening /tmp/listen.out; do usleep 10000; done
-	t0=$(tbtool now)
-	out=$(as $A tbtool write buffered $P/$A/new 60 1 2>&1) &&
-		die "the write succeeded though nothing was freed"
-	dt=$(($(tbtool now) - t0))
-	kill $lp
-	wait $lp 2>/dev/null
+	listened_write none
 	echo 2000 > /proc/sys/fs/trashbin/space_wait_ms
 	case "$out" in *ENOSPC*) ;; *) die "not ENOSPC: $out" ;; esac
 	echo "listener never answering: ENOSPC after $dt ms (waits of 300 ms)"
