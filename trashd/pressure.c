@@ -272,6 +272,13 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 			    strerror(errno));
 		return;
 	}
+	if (n == 0) {
+		/* Hung up: the filesystem was unmounted under us. */
+		log_warnx("pressure: %s: unmounted, no longer listening",
+		    fs->path);
+		pressure_close(fs);
+		return;
+	}
 	for (i = 0; i < (size_t)n / sizeof(ev[0]); i++) {
 		if (ev[i].seq > seq)
 			seq = ev[i].seq;

@@ -78,6 +78,17 @@ t_abi() {
 	check_eq "second listener" EBUSY "$(tbtool pressure $T 2>&1 | errno_of)"
 	stop_trashd
 	check_eq "after trashd" "ok" "$(tbtool pressure $T 2>&1)"
+	# A listener does not keep the filesystem mounted: umount works, the
+	# pressure file hangs up, and the next mount takes a new listener.
+	tbtool pressure-listen $T 30 1 > /tmp/listen.out &
+	lp=$!
+	until grep -q listening /tmp/listen.out; do usleep 10000; done
+	umount $P || die "umount with a listener failed"
+	wait $lp || die "the listener failed: $(cat /tmp/listen.out)"
+	check_eq "the listener's end" "listening hangup POLLHUP" \
+		"$(cat /tmp/listen.out | xargs)"
+	mount -o loop,usrquota $IMG $P || die "mount again failed"
+	check_eq "after the remount" "ok" "$(tbtool pressure $T 2>&1)"
 }
 
 # 2-4. The disk full of trash: rm -rf, then a write of the same size

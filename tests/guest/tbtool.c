@@ -1178,6 +1178,9 @@ static int cmd_setquota(int argc, char **argv)
  * tbtool pressure-listen DIR SECONDS ACK: listen for SECONDS, print each
  * event ("reason uid waiters"), acknowledge each read with freed bytes
  * ACK (0: nothing freed, the writers fail at once; none: no answer).
+ * Holds nothing on the filesystem but the pressure file: when it is
+ * unmounted, prints "hangup POLLHUP" (poll's word), checks that an ack
+ * now fails with ENODEV and ends.
  */
 static int cmd_pressure(int argc, char **argv)
 {
@@ -1216,6 +1219,7 @@ static int cmd_pressure_listen(int argc, char **argv)
 	fd = ioctl(dfd, TRASHBIN_IOC_PRESSURE, &a);
 	if (fd < 0)
 		return fail("TRASHBIN_IOC_PRESSURE", argv[0]);
+	close(dfd);
 	printf("listening\n");
 	fflush(stdout);
 	end = time(NULL) + atoi(argv[1]);
@@ -1229,6 +1233,14 @@ static int cmd_pressure_listen(int argc, char **argv)
 		n = read(fd, ev, sizeof(ev));
 		if (n < 0)
 			return fail("read", argv[0]);
+		if (n == 0) {
+			printf("hangup%s\n",
+			       pfd.revents & POLLHUP ? " POLLHUP" : "");
+			if (write(fd, &ack, sizeof(ack)) >= 0 ||
+			    errno != ENODEV)
+				return fail("ack after the hangup", argv[0]);
+			return 0;
+		}
 		for (i = 0; i < n / (ssize_t)sizeof(ev[0]); i++) {
 			printf("%u %u %u\n", ev[i].reason, ev[i].uid,
 			       ev[i].waiters);
