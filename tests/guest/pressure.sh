@@ -339,9 +339,10 @@ t_many() {
 }
 
 # 10. rm on a filesystem full to the last block, root's reserve too: the
-# move into the trash needs a block (bob's /.trash/1001 is new); without
-# trashd the rm fails with ENOSPC and the file stays; with trashd the
-# unlink waits for a purge and the file is trashed.
+# move into the trash needs a block (bob's /.trash/1001 is new) and takes
+# it from ext4's metadata reserve, so rm works without trashd and the file
+# is kept.  Only the kernel's move may: bob's own mkdir in his trash fails,
+# and so does a write, until trashd purges.
 t_rm_full() {
 	fresh_fs
 	start_trashd
@@ -350,17 +351,27 @@ t_rm_full() {
 		die "setup"
 	stop_trashd
 	tbtool write buffered $P/ballast 300 9 > /dev/null 2>&1
-	out=$(as $B rm $P/$B/f 2>&1) && die "rm succeeded on a full disk without trashd"
-	case "$out" in *"No space"*) ;; *) die "not ENOSPC: $out" ;; esac
-	check_exists $P/$B/f
-	start_trashd
-	as $B rm $P/$B/f ||
-		die "rm failed with trashd running: $(grep pressure $TD_LOG | grep -v audit | tail -n 5)"
+	[ "$(df -k $P | awk 'NR == 2 { print $4 }')" -lt 4 ] ||
+		die "not full: $(df -k $P)"
+	[ ! -e $T/$B ] || die "bob's trash should not exist yet"
+	as $B rm $P/$B/f || die "rm failed on a full disk without trashd"
 	check_absent $P/$B/f
 	check_eq "bob's file in his trash" keep "$(cat $T/$B/f)"
+	out=$(as $B mkdir $T/$B/mine 2>&1) &&
+		die "bob's own mkdir in his trash took the reserve"
+	case "$out" in *"No space"*) ;; *) die "not ENOSPC: $out" ;; esac
+	check_eq "bob's write without trashd" ENOSPC \
+		"$(as $B tbtool write buffered $P/$B/new 1 1 2>&1 | errno_of)"
+	start_trashd
+	ms=$(as $B tbtool write buffered $P/$B/new 1 1) ||
+		die "write failed with trashd running: $ms"
 	n=$(audited purged "ok: pressure")
-	echo "rm on a full disk: trashed after $n purges"
+	echo "rm on a full disk: trashed at once; a write then waited for $n purges"
 	[ "$n" -gt 0 ] || die "no purge"
+	stop_trashd
+	umount $P || die "umount"
+	/usr/local/bin/e2fsck -fn $IMG > /tmp/fsck.out 2>&1 || die "e2fsck: $(cat /tmp/fsck.out)"
+	mount -o loop,usrquota $IMG $P || die "mount again"
 }
 
 run_test "only root listens, on /.trash, one at a time" t_abi
@@ -372,7 +383,7 @@ run_test "over quota: the user's own trash is purged (EDQUOT)" t_quota
 run_test "free space below the watermark: purged at once" t_watermark
 run_test "writers and deleters of two uids at ENOSPC: nothing lost" t_race
 run_test "two filesystems, 16 writers each, at ENOSPC at once" t_many
-run_test "rm on a disk full to the last block waits for a purge" t_rm_full
+run_test "rm on a disk full to the last block: trashed from the reserve" t_rm_full
 stop_trashd
 umount $P 2>/dev/null
 rm -f $IMG

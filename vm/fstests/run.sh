@@ -3,7 +3,8 @@
 # kernel of kernel/build.sh (not --debug: KASAN makes fstests several
 # times slower under TCG).  Every ext4 the tests make, TEST_DEV and each
 # SCRATCH_DEV, has a /.trash and +u on its root (vm/fstests/mkfs-trash),
-# on both kernels.  The results (check's xunit report, the .out.bad and
+# on both kernels; on the patched one a trash daemon listens for space
+# pressure and purges (vm/fstests/purger.c).  The results (check's xunit report, the .out.bad and
 # .full of each test) are left in OUT.
 #
 #   vm/fstests/run.sh [--vanilla] [--tests 'generic/001 ...'] [--smp N]
@@ -47,8 +48,13 @@ truncate -s 6G "$work/test.img" "$work/scratch.img"
 truncate -s 256M "$work/results.img"
 mkdir "$work/ctl"
 echo "$tests" > "$work/ctl/tests"
+# The trash daemon of the patched guest (see purger.c), static: the
+# image need not be rebuilt when it changes.
+"$top/kernel/uapi-header.sh" "$work/uapi"
+gcc -std=gnu11 -Wall -Wextra -Werror -O2 -static -I"$work/uapi" \
+	-o "$work/ctl/purger" "$here/purger.c"
 tar -C "$work/ctl" -cf "$work/ctl.tar" .
-truncate -s 1M "$work/ctl.tar"
+truncate -s 4M "$work/ctl.tar"
 
 echo "# fstests on the ${flavor#--} kernel ($kernel), $(echo "$tests" | wc -w) tests, timeout ${timeout}s"
 start=$(date +%s)
