@@ -374,6 +374,39 @@ t_rm_full() {
 	mount -o loop,usrquota $IMG $P || die "mount again"
 }
 
+# 11. A rename over a flagged file whose trash link finds no room: bob is
+# at his quota and /.trash/1001, his first entry, would be a block over
+# it.  Without trashd: EDQUOT, nothing changed.  With trashd the rename
+# waits while bob's blocks in root's trash (a file of his that root
+# deleted) are purged, then replaces the file, the old one kept.
+t_rename_quota() {
+	fresh_fs
+	dev=$(awk -v p=$P '$2 == p { print $1 }' /proc/mounts)
+	as $B tbtool write buffered $P/$B/big 2 5 > /dev/null || die "write"
+	tbtool chattr +u $P/$B/big || die "chattr"
+	rm $P/$B/big || die "root's rm"
+	check_eq "bob's file in root's trash" 2097152 "$(stat -c %s $T/0/big)"
+	as $B sh -c "echo old > $P/$B/f; echo new > $P/$B/g" ||
+		die "setup"
+	tbtool chattr +u $P/$B/f || die "chattr f"
+	tbtool setquota "$dev" $B used || die "setquota"
+	out=$(as $B mv $P/$B/g $P/$B/f 2>&1) &&
+		die "the rename over worked over quota without trashd"
+	case "$out" in *"quota"*) ;; *) die "not EDQUOT: $out" ;; esac
+	check_eq "f unchanged" old "$(cat $P/$B/f)"
+	check_exists $P/$B/g
+	start_trashd
+	as $B mv $P/$B/g $P/$B/f ||
+		die "the rename over failed with trashd: $(grep pressure $TD_LOG | tail -n 5)"
+	check_eq "f replaced" new "$(cat $P/$B/f)"
+	check_eq "the old f in bob's trash" old "$(cat $T/$B/f)"
+	check_absent $T/0/big
+	n=$(audited purged "ok: quota-pressure")
+	[ "$n" -gt 0 ] || die "no purge audited as quota-pressure"
+	echo "rename over a flagged file at bob's quota: went on after $n purges"
+	stop_trashd
+}
+
 run_test "only root listens, on /.trash, one at a time" t_abi
 run_test "full of trash: a buffered write waits for the purge" t_full_buffered
 run_test "full of trash: an O_DIRECT write waits for the purge" t_full_direct
@@ -384,6 +417,7 @@ run_test "free space below the watermark: purged at once" t_watermark
 run_test "writers and deleters of two uids at ENOSPC: nothing lost" t_race
 run_test "two filesystems, 16 writers each, at ENOSPC at once" t_many
 run_test "rm on a disk full to the last block: trashed from the reserve" t_rm_full
+run_test "a rename over a flagged file at the quota waits for a purge" t_rename_quota
 stop_trashd
 umount $P 2>/dev/null
 rm -f $IMG

@@ -1156,14 +1156,27 @@ static int cmd_verify(int argc, char **argv)
 	return 0;
 }
 
-/* tbtool setquota DEV UID HARD_KIB: a user block quota (0: none). */
+/*
+ * tbtool setquota DEV UID HARD_KIB: a user block quota (0: none; "used":
+ * what the user uses now, so that their next block is over it).
+ */
 static int cmd_setquota(int argc, char **argv)
 {
 	struct if_dqblk dq = { 0 };
+	unsigned long long hard;
 
 	if (argc != 3)
 		return 2;
-	dq.dqb_bhardlimit = strtoull(argv[2], NULL, 10);	/* 1 KiB units */
+	if (!strcmp(argv[2], "used")) {
+		if (quotactl(QCMD(Q_GETQUOTA, USRQUOTA), argv[0],
+			     atoi(argv[1]), (caddr_t)&dq) < 0)
+			return fail("quotactl", argv[0]);
+		hard = (dq.dqb_curspace + 1023) / 1024;
+	} else {
+		hard = strtoull(argv[2], NULL, 10);	/* KiB */
+	}
+	memset(&dq, 0, sizeof(dq));
+	dq.dqb_bhardlimit = hard;
 	dq.dqb_bsoftlimit = dq.dqb_bhardlimit;
 	dq.dqb_valid = QIF_BLIMITS;
 	if (quotactl(QCMD(Q_SETQUOTA, USRQUOTA), argv[0], atoi(argv[1]),
