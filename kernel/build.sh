@@ -1,7 +1,8 @@
 #!/bin/bash
-# Build the guest kernel: Debian's linux-source-6.1 with the trashbin
-# series applied (default), or the same source unpatched (--vanilla), both
-# with config/guest.config over tinyconfig: the kernel the default tier's
+# Build the guest kernel: Debian's linux-source-LINE with the trashbin
+# series of kernel/LINE applied (default), or the same source unpatched
+# (--vanilla), both with config/guest.config over tinyconfig (a line's own
+# kernel/LINE/guest.config, if it has one, instead): the kernel the default tier's
 # guests boot and the package an admin installs, measured by bench/ and
 # fstests.  --debug adds config/debug.config (KASAN, lockdep and the
 # other debugging of the long tier's guests).  The tree and the builds live
@@ -10,7 +11,10 @@
 #
 # Prints the path of the bzImage on stdout; progress goes to stderr.
 #
-# The kernel's release is 6.1.N-trashbin, for the plain build too.
+# --line LINE: 6.1 or 6.12 (kernel/line.sh; the default is its
+# kernel_default_line).
+#
+# The kernel's release is LINE.N-trashbin, for the plain build too.
 # --deb: the same kernel as a Debian package, as an admin installs it:
 # `make bindeb-pkg` on the cached build, which packs the bzImage already
 # built (the same release and build strings: no second link).  The .debs
@@ -20,36 +24,31 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+kernel_dir=$here
+# shellcheck source=kernel/line.sh
+. "$here/line.sh"
 cache=${TRASHBIN_CACHE:-/var/cache/trashbin}
-flavor=patched variant= deb=0
-for arg in "$@"; do
-	case "$arg" in
+flavor=patched variant= deb=0 want_line=$kernel_default_line
+while [ $# -gt 0 ]; do
+	case "$1" in
 	--vanilla) flavor=vanilla ;;
 	--patched) flavor=patched ;;
 	--debug) variant=-debug ;;
 	--deb) deb=1 ;;
-	*) echo "usage: $0 [--patched|--vanilla] [--debug] [--deb]" >&2; exit 2 ;;
+	--line) want_line=${2:-}; shift ;;
+	--line=*) want_line=${1#--line=} ;;
+	*) echo "usage: $0 [--line ${kernel_lines[*]// /|}] [--patched|--vanilla] [--debug] [--deb]" >&2; exit 2 ;;
 	esac
+	shift
 done
+line_set "$want_line"
 
 log() { echo "kernel/build.sh: $*" >&2; }
-tarball=/usr/src/linux-source-6.1.tar.xz
-if [ ! -f "$tarball" ]; then
-	log "installing linux-source-6.1"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends linux-source-6.1 >&2
-fi
-ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 
 # 1. A pristine tree, extracted once per package version.
-pristine=$cache/src/$ver/linux-source-6.1
-if [ ! -f "$pristine/.trashbin-extracted" ]; then
-	log "extracting linux-source-6.1 $ver"
-	rm -rf "$cache/src/$ver"
-	mkdir -p "$cache/src/$ver"
-	tar -C "$cache/src/$ver" -xJf "$tarball"
-	touch "$pristine/.trashbin-extracted"
-fi
+line_extract
+ver=$line_ver
+pristine=$line_pristine
 
 # 2. The tree to build: pristine for vanilla, pristine plus the series
 #    otherwise.  When the series changes, it is applied to copies of the
@@ -61,8 +60,8 @@ fi
 tree=$pristine
 key=$ver
 if [ "$flavor" = patched ]; then
-	tree=$cache/tree-patched
-	key=$( (echo "$ver"; cd "$here" && cat series &&
+	tree=$cache/tree-patched$line_sfx
+	key=$( (echo "$ver"; cd "$line_dir" && cat series &&
 		sed 's/^/patches\//' series | xargs cat) | sha256sum | cut -c1-16)
 	if [ "$(cat "$tree/.trashbin-series" 2>/dev/null)" != "$key" ]; then
 		log "applying the series to $tree"
@@ -76,8 +75,8 @@ if [ "$flavor" = patched ]; then
 		rm -f "$tree/.trashbin-series"
 		stage=$(mktemp -d)
 		trap 'rm -rf "$stage"' EXIT
-		grep -v -e '^#' -e '^$' "$here/series" |
-			sed 's/^/patches\//' | (cd "$here" && xargs cat) |
+		grep -v -e '^#' -e '^$' "$line_dir/series" |
+			sed 's/^/patches\//' | (cd "$line_dir" && xargs cat) |
 			sed -n 's|^+++ b/||p; s|^--- a/||p' | sort -u > "$stage.files"
 		while read -r f; do
 			[ -f "$pristine/$f" ] || continue
@@ -88,8 +87,8 @@ if [ "$flavor" = patched ]; then
 			case "$p" in ''|'#'*) continue ;; esac
 			log "  $p"
 			patch -d "$stage" -p1 -s --no-backup-if-mismatch \
-				< "$here/patches/$p"
-		done < "$here/series"
+				< "$line_dir/patches/$p"
+		done < "$line_dir/series"
 		sort -u "$stage.files" "$tree/.trashbin-files" |
 		while read -r f; do
 			if [ -f "$stage/$f" ]; then
@@ -114,10 +113,12 @@ fi
 
 # 3. The config: tinyconfig plus the fragments (a later one overrides an
 #    earlier), redone when any of them changes.
-out=$cache/out-$flavor$variant
+out=$cache/out$line_sfx-$flavor$variant
 mkdir -p "$out"
-frags=("$here/config/guest.config")
-[ "$variant" = -debug ] && frags+=("$here/config/debug.config")
+# A line may override the shared fragments with its own of the same name.
+frag() { if [ -f "$line_dir/$1" ]; then echo "$line_dir/$1"; else echo "$kernel_dir/config/$1"; fi; }
+frags=("$(frag guest.config)")
+[ "$variant" = -debug ] && frags+=("$(frag debug.config)")
 ckey=$( (echo "$ver"; cat "${frags[@]}") | sha256sum | cut -c1-16)
 if [ "$(cat "$out/.trashbin-config" 2>/dev/null)" != "$ckey" ] ||
    [ ! -f "$out/.config" ]; then
@@ -156,14 +157,14 @@ fi
 #     `make bindeb-pkg` finds the bzImage it wants already built and only
 #     packs it: one kernel build serves the quick guests and the package.
 localversion=-trashbin
-stamp=$(zcat /usr/share/doc/linux-source-6.1/changelog.Debian.gz 2>/dev/null |
+stamp=$(zcat "/usr/share/doc/$line_pkg/changelog.Debian.gz" 2>/dev/null |
 	sed -n '/^ -- .*>  /{s///p;q}' || true)
 date -d "$stamp" >/dev/null 2>&1 || stamp="Thu, 01 Jan 1970 00:00:00 +0000"
 dkey=$(echo "$flavor$variant $key $ckey $localversion $stamp" | sha256sum | cut -c1-16)
 mk=(make -s -C "$tree" O="$out" -j"$(nproc)" LOCALVERSION="$localversion")
 export KBUILD_BUILD_VERSION="1+tb$dkey"
 export KBUILD_BUILD_TIMESTAMP="$stamp"
-kdeb=$cache/kdeb/$flavor$variant.$dkey
+kdeb=$cache/kdeb/$flavor$variant$line_sfx.$dkey
 if [ "$deb" = 1 ] && [ -f "$kdeb/.done" ]; then
 	ls "$kdeb"/linux-image-*.deb | grep -v -- -dbg_
 	exit 0

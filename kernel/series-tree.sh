@@ -5,16 +5,23 @@
 # git am; kernel/refresh-patches.sh DIR base turns it back into patches/,
 # byte for byte what it was when nothing changed.  Seconds and a few MB,
 # instead of a git tree of the whole kernel.
-#   kernel/series-tree.sh DIR
+#   kernel/series-tree.sh [--line LINE] DIR
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-dir=${1:?usage: $0 DIR}
+kernel_dir=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=kernel/line.sh
+. "$kernel_dir/line.sh"
+want=$kernel_default_line
+if [ "${1:-}" = --line ]; then
+	want=${2:?usage: $0 [--line LINE] DIR}
+	shift 2
+fi
+line_set "$want"
+dir=${1:?usage: $0 [--line LINE] DIR}
 [ ! -e "$dir" ] || { echo "$0: $dir exists" >&2; exit 1; }
-cache=${TRASHBIN_CACHE:-/var/cache/trashbin}
-ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-pristine=$cache/src/$ver/linux-source-6.1
-[ -f "$pristine/.trashbin-extracted" ] ||
-	{ echo "no pristine tree: run kernel/build.sh first" >&2; exit 1; }
+line_extract
+here=$line_dir
+ver=$line_ver
+pristine=$line_pristine
 mkdir -p "$dir"
 cd "$dir"
 sed 's/^/patches\//' "$here/series" | (cd "$here" && xargs cat) |
@@ -27,7 +34,7 @@ done
 cp "$pristine/.gitattributes" .
 git init -q
 git add -A
-git -c user.name=base -c user.email=base@localhost commit -q -m "linux-source-6.1 $ver (the files the series touches)"
+git -c user.name=base -c user.email=base@localhost commit -q -m "$line_pkg $ver (the files the series touches)"
 git tag base
 sed 's/^/patches\//' "$here/series" | (cd "$here" && xargs realpath) | xargs git am -q
 git log --oneline base..HEAD

@@ -6,7 +6,12 @@
 # kernel tree is not needed.
 #   kernel/uapi-header.sh OUTDIR
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+kernel_dir=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=kernel/line.sh
+. "$kernel_dir/line.sh"
+# Every line's header is the same (kernel/check-series.sh): the default's.
+line_set "$kernel_default_line"
+here=$line_dir
 out=${1:?usage: $0 OUTDIR}
 file=include/uapi/linux/trashbin.h
 mapfile -t makers < <(cd "$here/patches" &&
