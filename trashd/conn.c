@@ -206,6 +206,38 @@ conn_target_uid(struct control_conn *c, const struct proto_msg *m,
 }
 
 int
+conn_where(struct control_conn *c, const struct proto_msg *m,
+    struct where *w)
+{
+	memset(w, 0, sizeof(*w));
+	/* By id, or both named: select_entries() says which is wrong. */
+	if (PROTO_HAS(m, A_PATH) && !PROTO_HAS(m, A_ID)) {
+		c->path = m->str[A_PATH];
+		if (trash_path_fs(c->d, m->str[A_PATH], &w->fs, &w->rel) < 0) {
+			conn_reply_error(c, ENOENT, "%s: not on a filesystem "
+			    "trashd manages", m->str[A_PATH]);
+			return -ENOENT;
+		}
+		if (trash_rel_valid(w->rel, true) < 0) {
+			conn_reply_error(c, EINVAL, "%s: not a plain "
+			    "absolute path", m->str[A_PATH]);
+			return -EINVAL;
+		}
+	}
+	if (PROTO_HAS(m, A_TO)) {
+		/* Off every managed filesystem: tofs NULL, the caller's EXDEV. */
+		if (trash_path_fs(c->d, m->str[A_TO], &w->tofs, &w->to) < 0)
+			w->to = "";
+		else if (trash_rel_valid(w->to, true) < 0) {
+			conn_reply_error(c, EINVAL, "%s: not a plain "
+			    "absolute path", m->str[A_TO]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int
 conn_need_admin(struct control_conn *c)
 {
 	if (c->peer.admin)

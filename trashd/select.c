@@ -165,11 +165,11 @@ select_dir(struct control_conn *c, const struct proto_msg *m,
  */
 int
 select_entries(struct control_conn *c, const struct proto_msg *m,
-    uint32_t uid, struct entry_list *out, struct tfs **fsp,
-    const char **base, bool *dir)
+    uint32_t uid, const struct where *w, struct entry_list *out,
+    struct tfs **fsp, const char **base, bool *dir)
 {
 	int64_t version = 1, before = 0;
-	const char *rel;
+	const char *rel = w->rel;
 	int r;
 
 	out->v = NULL;
@@ -193,16 +193,7 @@ select_entries(struct control_conn *c, const struct proto_msg *m,
 		return select_id(c, m, uid, out, fsp, base);
 	snprintf(c->target, sizeof(c->target), "uid=%u", uid);
 	c->path = m->str[A_PATH];
-	if (trash_path_fs(c->d, m->str[A_PATH], fsp, &rel) < 0) {
-		conn_reply_error(c, ENOENT, "%s: not on a filesystem "
-		    "trashd manages", m->str[A_PATH]);
-		return -ENOENT;
-	}
-	if (trash_rel_valid(rel, true) < 0) {
-		conn_reply_error(c, EINVAL, "%s: not a plain absolute "
-		    "path", m->str[A_PATH]);
-		return -EINVAL;
-	}
+	*fsp = w->fs;
 	*base = rel;
 	if (rel[0] != '\0' && (r = select_version(c, m, *fsp, uid,
 	    rel, version, before, out)) != 0)

@@ -68,7 +68,8 @@ verb_restore(struct control_conn *c, const struct proto_msg *m)
 {
 	struct trashd *d = c->d;
 	struct entry_list l = { 0 };
-	struct tfs *fs, *tofs;
+	struct where w;
+	struct tfs *fs;
 	struct tuid *tu;
 	struct creds cr = { 0 };
 	const char *base, *to = NULL;
@@ -102,17 +103,19 @@ verb_restore(struct control_conn *c, const struct proto_msg *m)
 		    "try again");
 		return;
 	}
-	if (select_entries(c, m, uid, &l, &fs, &base, &dir) < 0)
+	if (conn_where(c, m, &w) < 0)
 		return;
-	if (PROTO_HAS(m, A_TO)) {
-		if (trash_path_fs(d, m->str[A_TO], &tofs, &to) < 0 ||
-		    tofs != fs) {
+	if (select_entries(c, m, uid, &w, &l, &fs, &base, &dir) < 0)
+		return;
+	if ((to = w.to) != NULL) {
+		if (w.tofs != fs) {
 			conn_reply_error(c, EXDEV, "%s: not on the "
 			    "filesystem of the entries (%s)", m->str[A_TO],
 			    fs->path);
 			goto out;
 		}
-		if (trash_rel_valid(to, dir) < 0) {
+		/* A file goes to a name, not to the filesystem's root. */
+		if (to[0] == '\0' && !dir) {
 			conn_reply_error(c, EINVAL, "%s: not a plain "
 			    "absolute path", m->str[A_TO]);
 			goto out;

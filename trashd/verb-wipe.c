@@ -18,6 +18,7 @@ verb_wipe(struct control_conn *c, const struct proto_msg *m)
 {
 	struct entry_list l;
 	struct proto_buf *b;
+	struct where w;
 	struct tfs *fs;
 	const char *base;
 	size_t i, failed = 0;
@@ -25,9 +26,9 @@ verb_wipe(struct control_conn *c, const struct proto_msg *m)
 	bool dir;
 	int r;
 
-	if (conn_target_uid(c, m, &uid) < 0)
+	if (conn_target_uid(c, m, &uid) < 0 || conn_where(c, m, &w) < 0)
 		return;
-	if (select_entries(c, m, uid, &l, &fs, &base, &dir) < 0)
+	if (select_entries(c, m, uid, &w, &l, &fs, &base, &dir) < 0)
 		return;
 	for (i = 0; i < l.n; i++) {
 		r = wipe_request(c->d, l.v[i].id, c->peer.uid, c->peer.pid);

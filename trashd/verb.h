@@ -88,6 +88,20 @@ void	 conn_verb_free(struct control_conn *);
 void	 conn_audit(struct control_conn *, const char *verb);
 int	 conn_target_uid(struct control_conn *, const struct proto_msg *,
 	    uint32_t *uid);
+/*
+ * Where a restore or a wipe points by path: the managed filesystem and
+ * the path relative to its root of A_PATH (fs NULL when the request
+ * names an id), and of A_TO (tofs NULL when not on a managed filesystem,
+ * to NULL when not given).
+ */
+struct where {
+	struct tfs	*fs;
+	const char	*rel;
+	struct tfs	*tofs;
+	const char	*to;
+};
+int	 conn_where(struct control_conn *, const struct proto_msg *,
+	    struct where *);
 int	 conn_need_admin(struct control_conn *);
 void	 conn_entry_msg(struct control_conn *, struct proto_buf *,
 	    const struct entry *);
@@ -97,8 +111,8 @@ void	 conn_result_msg(struct control_conn *, const struct entry *,
 /* select.c: the entries a restore or a wipe names; the reply sent on
  * failure. */
 int	 select_entries(struct control_conn *, const struct proto_msg *,
-	    uint32_t uid, struct entry_list *, struct tfs **,
-	    const char **base, bool *dir);
+	    uint32_t uid, const struct where *, struct entry_list *,
+	    struct tfs **, const char **base, bool *dir);
 
 /* The verbs, one file each. */
 void	 verb_status(struct control_conn *, const struct proto_msg *);
