@@ -9,7 +9,7 @@ pkgs=(
 	libevent-dev libsqlite3-dev libcap-dev libcmocka-dev	# trashd
 	libsystemd-dev				# trashd: sd_notify, the journal
 	libsmartcols-dev python3		# trashctl's tables; JSON checked
-	linux-source-6.1 flex bison bc libelf-dev libssl-dev cpio rsync kmod
+	linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev cpio rsync kmod
 	dpkg-dev fakeroot			# kernel/build.sh --deb (bindeb-pkg)
 	python3-ply python3-git			# checkpatch.pl's SPDX check
 	qemu-system-x86 busybox-static e2fsprogs	# the quick guest

@@ -4,7 +4,7 @@
 # test, a guest that does not finish in time, or any kernel BUG, WARNING,
 # lockdep or KASAN report on the console.
 #
-#   vm/quick/run.sh [--vanilla] [--debug] [--suite NAME] [--timeout SECONDS]
+#   vm/quick/run.sh [--line LINE] [--vanilla] [--debug] [--suite NAME] [--timeout SECONDS]
 #                   [--disk-size SIZE] [--keep DIR] [--append 'k=v ...']
 #                   [--icount]
 #
@@ -24,11 +24,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 flavor=--patched debug= suite=kernel timeout=600 disk_size=2G keep= append=
+line=
 accel=(-accel tcg) smp=2
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--vanilla) flavor=--vanilla ;;
 	--debug) debug=--debug ;;
+	--line) line=$2; shift ;;
 	--suite) suite=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--disk-size) disk_size=$2; shift ;;
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift ;;
 	--icount) accel=(-accel tcg,thread=single -icount shift=3,sleep=off)
 		smp=1 ;;
-	*) echo "usage: $0 [--vanilla] [--debug] [--suite NAME] [--timeout S] [--disk-size SIZE] [--keep DIR] [--append ARGS] [--icount]" >&2
+	*) echo "usage: $0 [--line LINE] [--vanilla] [--debug] [--suite NAME] [--timeout S] [--disk-size SIZE] [--keep DIR] [--append ARGS] [--icount]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -47,7 +49,10 @@ kernel=${TRASHBIN_BZIMAGE:-}
 [ "$flavor" = --vanilla ] && kernel=${TRASHBIN_BZIMAGE_VANILLA:-}
 [ -n "$debug" ] && kernel=${TRASHBIN_BZIMAGE_DEBUG:-}
 [ "$flavor$debug" = --vanilla--debug ] && kernel=
-[ -n "$kernel" ] || kernel=$("$top/kernel/build.sh" "$flavor" $debug)
+# Another kernel line than the default: its own build, never the
+# environment's (which is the default line's).
+[ -z "$line" ] || kernel=
+[ -n "$kernel" ] || kernel=$("$top/kernel/build.sh" ${line:+--line "$line"} "$flavor" $debug)
 
 work=${keep:-$(mktemp -d)}
 mkdir -p "$work"
