@@ -14,6 +14,11 @@
  *
  *   purger [LOW_PERCENT]    (default 0: purge only for a waiting writer)
  *
+ * It sets fs.trashbin.space_wait_ms to 10 s: under TCG a purge of a
+ * trash of 80 MiB files and the syncfs that frees their blocks take
+ * longer than the default 2 s (generic/371's writers ran out of it), as
+ * they may on slow storage, where an admin raises it the same way.
+ *
  * No low mark by default: a purge holds the filesystem busy while it runs,
  * and one that the low mark started at a random moment made fstests'
  * umount of TEST_DEV at the end of generic/070 fail with EBUSY.  A writer
@@ -232,9 +237,13 @@ int main(int argc, char **argv)
 	struct fs *who[MAXFS + 1];
 	struct sigaction sa = { .sa_handler = on_term };
 	int mi, n, i;
+	FILE *f;
 
 	if (argc > 1)
 		low_percent = atoi(argv[1]);
+	f = fopen("/proc/sys/fs/trashbin/space_wait_ms", "we");
+	if (!f || fputs("10000\n", f) < 0 || fclose(f) != 0)
+		perror("purger: fs.trashbin.space_wait_ms");
 	for (i = 0; i < MAXFS; i++)
 		fss[i].fd = -1;
 	sigaction(SIGTERM, &sa, NULL);
