@@ -15,9 +15,9 @@
  *   purger [LOW_PERCENT]    (default 0: purge only for a waiting writer)
  *
  * It sets fs.trashbin.space_wait_ms to 10 s: under TCG a purge of a
- * trash of 80 MiB files and the syncfs that frees their blocks take
- * longer than the default 2 s (generic/371's writers ran out of it), as
- * they may on slow storage, where an admin raises it the same way.
+ * trash of 80 MiB files and the syncfs that frees their blocks may take
+ * longer than the default 2 s, as they may on slow storage, where an
+ * admin raises it the same way.
  *
  * No low mark by default: a purge holds the filesystem busy while it runs,
  * and one that the low mark started at a random moment made fstests'
