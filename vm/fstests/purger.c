@@ -153,7 +153,6 @@ static void scan_mounts(void)
 static int purge_one(const char *path, const struct stat *st, int type,
 		     struct FTW *ftw)
 {
-	(void)ftw;
 	if (ftw->level == 0)
 		return 0;	/* /.trash itself stays */
 	if (type == FTW_DP) {
