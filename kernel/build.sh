@@ -205,7 +205,7 @@ pkgs -exec mv -t "$kdeb" {} +
 log "bindeb-pkg took $(( $(date +%s) - start ))s"
 touch "$kdeb/.done"
 # Packages of older inputs are not used any more.
-for old in "$cache"/kdeb/"$flavor$variant".*; do
+for old in "$cache"/kdeb/"$flavor$variant$line_sfx".*; do
 	[ "$old" = "$kdeb" ] || rm -rf "$old"
 done
 ls "$kdeb"/linux-image-*.deb | grep -v -- -dbg_
