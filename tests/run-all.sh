@@ -13,9 +13,9 @@
 # kernel as an admin installs it (the kernel contract with nfsd and
 # overlayfs, races, trashd, the control socket) and the full Debian guest
 # that installs the packages, that kernel's among them (end-to-end, two
-# boots, the first one provisioning).  Two at a time (ctest -j2): the full
-# guest, the longest, starts first and runs beside the rest; the quick
-# guests take turns.
+# boots, the first one provisioning).  Two at a time (ctest -j2), the
+# longest first: the full guest beside the space pressure guest, then the
+# other quick guests and the host tests in two lanes.
 #
 # The long tier, before a kernel change is called done: the kernel suite
 # on the --debug kernel (KASAN, lockdep), the races and the random
