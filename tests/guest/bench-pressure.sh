@@ -7,9 +7,12 @@
 #         retry): "bp wait KIND US" a wait.
 #   write: FILL MiB of unflagged writes that never run out of space, with
 #         trashd listening (its pressure file open) on the patched kernel:
-#         "bp write MIB MS", timed by the guest's clock (icount: work).
+#         "bp write MIB MS", timed by the guest's clock (icount: work);
+#         then the writes alone, into the page cache, writeback held off
+#         (tbtool pagecache): "bp page MIB US" a round.
 # The kernel command line: trashbin.bp_fill=MIB (default 160),
-# trashbin.bp_kinds=1m,1k,s (wait; default all), trashbin.bp_rounds=R.
+# trashbin.bp_kinds=1m,1k,s (wait; default all), trashbin.bp_rounds=R,
+# trashbin.bp_page_rounds=R (write; default 21).
 . ./lib.sh
 
 FILL=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.bp_fill=//p')
@@ -18,6 +21,8 @@ KINDS=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.bp_kinds=//p' | tr ',
 KINDS=${KINDS:-1m 1k s}
 ROUNDS=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.bp_rounds=//p')
 ROUNDS=${ROUNDS:-3}
+PAGE_ROUNDS=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.bp_page_rounds=//p')
+PAGE_ROUNDS=${PAGE_ROUNDS:-21}
 A=1000
 trashd_setup
 IMG=$M/bp.img
@@ -110,8 +115,34 @@ t_write() {
 	done
 }
 
+# What the patched kernel adds to a write that finds room is in ext4's
+# claim of a delayed allocation's block (ext4_has_free_clusters: the
+# watermark's test), once a page: 16 MiB of pages written, no more.  The
+# same rounds in one process, trashd listening with a watermark (so the
+# kernel's test runs in full), writeback held off so that no flusher's
+# work lands in the writer's time.
+t_page() {
+	fresh_fs
+	[ -e /proc/sys/fs/trashbin ] && TD_WATERMARK=5% start_trashd
+	sync
+	wb=$(cat /proc/sys/vm/dirty_writeback_centisecs)
+	dr=$(cat /proc/sys/vm/dirty_ratio)
+	dbr=$(cat /proc/sys/vm/dirty_background_ratio)
+	echo 0 > /proc/sys/vm/dirty_writeback_centisecs
+	echo 95 > /proc/sys/vm/dirty_ratio
+	echo 90 > /proc/sys/vm/dirty_background_ratio
+	out=$(as $A tbtool pagecache $P/$A/page 16 "$PAGE_ROUNDS") ||
+		die "pagecache: $out"
+	echo "$out" | sed 's/^/bp page 16 /'
+	echo "$dbr" > /proc/sys/vm/dirty_background_ratio
+	echo "$dr" > /proc/sys/vm/dirty_ratio
+	echo "$wb" > /proc/sys/vm/dirty_writeback_centisecs
+}
+
 case " $(cat /proc/cmdline) " in
-*" trashbin.bp_mode=write "*) run_test "unflagged writes" t_write ;;
+*" trashbin.bp_mode=write "*)
+	run_test "unflagged writes" t_write
+	run_test "unflagged writes into the page cache" t_page ;;
 *) run_test "writers' waits at ENOSPC" t_wait ;;
 esac
 stop_trashd

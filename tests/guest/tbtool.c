@@ -1119,6 +1119,54 @@ static int cmd_write(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * tbtool pagecache FILE MIB ROUNDS: the cost of buffered writes that find
+ * room.  ROUNDS times: write MIB MiB of one buffer into FILE's page cache
+ * in 64 KiB write(2)s (each new page a delayed allocation, which claims a
+ * block from ext4's free count: where the trash bin watches the space)
+ * and print the microseconds the writes took; then truncate FILE again,
+ * untimed.  No fsync: writeback is the same work on any kernel and would
+ * put other threads' work into the figure; the caller holds it off.
+ */
+static int cmd_pagecache(int argc, char **argv)
+{
+	const size_t chunk = 64 << 10;
+	unsigned long long size, off, t0, t1;
+	static unsigned char buf[64 << 10];
+	unsigned long rounds, r;
+	struct timespec ts;
+	ssize_t n;
+	size_t i;
+	int fd;
+
+	if (argc != 3)
+		return 2;
+	size = strtoull(argv[1], NULL, 10) << 20;
+	rounds = strtoul(argv[2], NULL, 10);
+	memset(buf, 0x5a, sizeof(buf));
+	fd = open(argv[0], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return fail("open", argv[0]);
+	for (r = 0; r < rounds; r++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t0 = ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+		for (off = 0; off < size; off += chunk) {
+			for (i = 0; i < chunk; i += n) {
+				n = pwrite(fd, buf + i, chunk - i, off + i);
+				if (n < 0)
+					return fail("write", argv[0]);
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t1 = ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+		printf("%llu\n", t1 - t0);
+		fflush(stdout);
+		if (ftruncate(fd, 0) < 0)
+			return fail("ftruncate", argv[0]);
+	}
+	return close(fd) < 0 ? fail("close", argv[0]) : 0;
+}
+
 /* tbtool verify FILE MIB SEED: FILE holds what tbtool write wrote. */
 static int cmd_verify(int argc, char **argv)
 {
@@ -1299,6 +1347,7 @@ static const struct {
 	{ "renameover-held", cmd_renameover_held, "SRC DST TRASHDIR" },
 	{ "handle", cmd_handle, "FILE TRASHDIR UID" },
 	{ "write", cmd_write, "buffered|direct|mmap FILE MIB SEED" },
+	{ "pagecache", cmd_pagecache, "FILE MIB ROUNDS" },
 	{ "verify", cmd_verify, "FILE MIB SEED" },
 	{ "setquota", cmd_setquota, "DEV UID HARD_KIB" },
 	{ "pressure", cmd_pressure, "TRASHDIR [LOW_BYTES]" },
