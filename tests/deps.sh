@@ -15,7 +15,7 @@ pkgs=(
 	qemu-system-x86 busybox-static e2fsprogs	# the quick guest
 	stress-ng				# its regression stressors
 	libpam0g-dev debootstrap cloud-image-utils qemu-utils pamtester	# pam, full guest
-	debhelper lintian			# the Debian packages (debian/)
+	debhelper lintian systemd		# the Debian packages (debian/; systemd.pc)
 	trash-cli				# bench/restore.sh compares with it
 )
 missing=()
