@@ -5,16 +5,24 @@
 # Debian packages (tests/full/provision.sh), as an admin would, so that
 # what the suites test is what users install.
 #
-#   $TRASHBIN_CACHE/full/image-KEY.img   the raw ext4 root image
+#   vm/full/mkimage.sh [--release bookworm|trixie]    (default bookworm)
+#
+#   $TRASHBIN_CACHE/full/image-RELEASE-KEY.img   the raw ext4 root image
 #
 # KEY hashes the pristine tree's key, guest/ and this script; older
-# images are removed.
+# images of the release are removed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${TRASHBIN_CACHE:-/var/cache/trashbin}/full
 log() { echo "vm/full/mkimage.sh: $*" >&2; }
+release=bookworm
+case "${1:-}" in
+--release) release=${2:?usage: $0 [--release bookworm|trixie]} ;;
+"") ;;
+*) echo "usage: $0 [--release bookworm|trixie]" >&2; exit 2 ;;
+esac
 
-root=$("$here/mkroot.sh")
+root=$("$here/mkroot.sh" --release "$release")
 mkdir -p "$cache"
 
 key=$( {
@@ -22,14 +30,14 @@ key=$( {
 	cd "$here/guest" && sha256sum ./*
 	sha256sum "$here/mkimage.sh"
 } | sha256sum | cut -c1-16)
-img=$cache/image-$key.img
+img=$cache/image-$release-$key.img
 if [ -f "$img" ]; then
 	echo "$img"
 	exit 0
 fi
 
 start=$(date +%s)
-stage=$cache/stage
+stage=$cache/stage-$release
 rm -rf "$stage"
 cp -a "$root" "$stage"
 rm -f "$stage/.done"
@@ -41,7 +49,7 @@ install -m 0644 "$here/guest/trashbin-suite.service" \
 mkdir -p "$stage/etc/systemd/system/multi-user.target.wants"
 ln -sf /etc/systemd/system/trashbin-suite.service \
 	"$stage/etc/systemd/system/multi-user.target.wants/trashbin-suite.service"
-rm -f "$cache"/image-*.img
+rm -f "$cache"/image-"$release"-*.img "$cache"/image-????????????????.img
 # What older versions of this script built and installed the project in.
 rm -rf "$cache/build" "$cache/install" "$cache/build.log"
 mkfs.ext4 -q -F -L trashroot -d "$stage" "$img.tmp" 2G >&2

@@ -1,36 +1,51 @@
 #!/bin/bash
-# Build (once) the pristine Debian bookworm root of the full guest with
+# Build (once) the pristine Debian root of the full guest with
 # debootstrap, and cache it outside the clone:
 #
-#   $TRASHBIN_CACHE/full/root-KEY/        the tree (root-owned, as debootstrap
-#                                         left it, plus the settings below)
-#   $TRASHBIN_CACHE/full/root-KEY/.done   written last: the tree is complete
+#   vm/full/mkroot.sh [--release bookworm|trixie]     (default bookworm)
 #
-# KEY is a hash of this script (the package list and every setting are in
-# it) and of the apt mirror.  Prints the tree's path on stdout; progress
-# goes to stderr.  The project is NOT in this tree: the provisioning boot
-# installs its packages (tests/full/provision.sh), so a rebuild of them
-# never needs a new debootstrap.
+#   $TRASHBIN_CACHE/full/root-RELEASE-KEY/       the tree (root-owned, as
+#                                 debootstrap left it, plus the settings below)
+#   $TRASHBIN_CACHE/full/root-RELEASE-KEY/.done  written last: it is complete
+#
+# bookworm is Debian 12 (the 6.1 kernel line), trixie Debian 13 (6.12).
+# KEY is a hash of this script (the package lists and every setting are
+# in it), the release and the apt mirror.  Prints the tree's path on
+# stdout; progress goes to stderr.  The project is NOT in this tree: the
+# provisioning boot installs its packages (tests/full/provision.sh), so a
+# rebuild of them never needs a new debootstrap.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${TRASHBIN_CACHE:-/var/cache/trashbin}/full
+release=bookworm
+case "${1:-}" in
+--release) release=${2:?usage: $0 [--release bookworm|trixie]} ;;
+"") ;;
+*) echo "usage: $0 [--release bookworm|trixie]" >&2; exit 2 ;;
+esac
 
 mirror=$("$here/../mirror.sh")
 
 # Everything the guest needs at run time.  python3-cffi-backend: debootstrap
 # does not resolve the virtual package that cloud-init's deps need.  The
 # last line: the Depends of the project's packages (debian/control's
-# shlibs), which apt must find installed, the guest being offline.
+# shlibs), which apt must find installed, the guest being offline:
+# their names differ by release (trixie's 64-bit time_t transition).
 pkgs=(
 	systemd systemd-sysv udev dbus-broker
 	cloud-init python3-cffi-backend
 	e2fsprogs attr util-linux mount procps
 	libpam-modules libpam-runtime login passwd pamtester sqlite3
-	libevent-2.1-7 libsqlite3-0 libcap2 libsystemd0 libpam0g libsmartcols1
+	libsqlite3-0 libcap2 libsystemd0 libpam0g libsmartcols1
 )
+case $release in
+bookworm) pkgs+=(libevent-2.1-7) ;;
+trixie) pkgs+=(libevent-2.1-7t64) ;;
+*) echo "$0: no release '$release' (bookworm, trixie)" >&2; exit 2 ;;
+esac
 
-key=$( { cat "$0"; echo "$mirror"; } | sha256sum | cut -c1-16)
-root=$cache/root-$key
+key=$( { cat "$0"; echo "$release $mirror"; } | sha256sum | cut -c1-16)
+root=$cache/root-$release-$key
 log() { echo "vm/full/mkroot.sh: $*" >&2; }
 if [ -f "$root/.done" ]; then
 	echo "$root"
@@ -44,13 +59,13 @@ command -v debootstrap >/dev/null || {
 }
 mkdir -p "$cache"
 rm -rf "$root" "$root.tmp"
-log "debootstrap bookworm from $mirror into $root (about 2 minutes)"
+log "debootstrap $release from $mirror into $root (about 2 minutes)"
 start=$(date +%s)
 # Twice: a mirror that drops one download ("Couldn't download packages:
 # adduser", seen once) fails the whole debootstrap.
 for try in 1 2; do
 	debootstrap --variant=minbase --include="$(IFS=,; echo "${pkgs[*]}")" \
-		bookworm "$root.tmp" "$mirror" >&2 && break
+		"$release" "$root.tmp" "$mirror" >&2 && break
 	tail -n 30 "$root.tmp/debootstrap/debootstrap.log" >&2 || true
 	[ "$try" = 1 ] || exit 1
 	log "debootstrap failed; once more"
@@ -88,8 +103,9 @@ mkdir -p "$r/var/log/journal"
 rm -rf "$r"/var/cache/apt/archives/*.deb "$r"/var/lib/apt/lists/*_Packages
 touch "$r/.done"
 mv "$r" "$root"
-# Trees made by older versions of this script are not used any more.
-for old in "$cache"/root-*; do
+# Trees of this release made by older versions of this script are not
+# used any more (nor those named before there were two releases).
+for old in "$cache"/root-"$release"-* "$cache"/root-????????????????; do
 	[ "$old" = "$root" ] || rm -rf "$old"
 done
 echo "$root"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Boot the full guest (Debian bookworm, systemd, cloud-init, trashd as a
+# Boot the full guest (Debian bookworm or trixie, systemd, cloud-init, trashd as a
 # service) on the patched kernel under QEMU TCG, run tests/full/NAME.sh in
 # it as root and report its TAP.  Fails on any failed or missing test, a
 # guest that hangs (killed after --timeout seconds per boot), or any
@@ -16,7 +16,12 @@
 #
 #   vm/full/run.sh [--suite NAME] [--timeout SECONDS] [--fresh]
 #                  [--provision-first] [--max-boots N] [--keep DIR]
-#                  [--interactive]
+#                  [--interactive] [--release bookworm|trixie] [--line L]
+#
+# --release: the Debian release of the guest (vm/full/mkroot.sh), its
+# packages built for it (tests/install/package.sh --release), the kernel
+# package of its kernel line (bookworm: 6.1, trixie: 6.12; --line
+# chooses another).  Default: bookworm, Debian 12.
 #
 # --interactive (vm/demo.sh, with a terminal): the guest's console is
 # this terminal, the suite's output is shown there too, and afterwards the
@@ -50,8 +55,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 suite=e2e timeout=900 fresh=0 max_boots=4 keep= interactive=0 append= first=0
+release=bookworm kline=
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--release) release=$2; shift ;;
+	--line) kline=$2; shift ;;
 	--suite) suite=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--fresh) fresh=1 ;;
@@ -60,11 +68,16 @@ while [ $# -gt 0 ]; do
 	--max-boots) max_boots=$2; shift ;;
 	--keep) keep=$2; shift ;;
 	--append) append=$2; shift ;;
-	*) echo "usage: $0 [--suite NAME] [--timeout S] [--fresh] [--provision-first] [--max-boots N] [--keep DIR] [--append ARGS]" >&2
+	*) echo "usage: $0 [--suite NAME] [--timeout S] [--fresh] [--provision-first] [--max-boots N] [--keep DIR] [--append ARGS] [--release bookworm|trixie] [--line L]" >&2
 	   exit 2 ;;
 	esac
 	shift
 done
+case $release in
+bookworm) kline=${kline:-6.1} ;;
+trixie) kline=${kline:-6.12} ;;
+*) echo "$0: no release '$release' (bookworm, trixie)" >&2; exit 2 ;;
+esac
 [ -f "$top/tests/full/$suite.sh" ] || { echo "no full-guest suite '$suite'" >&2; exit 2; }
 for c in qemu-system-x86_64 qemu-img cloud-localds mkfs.ext4; do
 	command -v "$c" >/dev/null || { echo "$0: $c missing (tests/deps.sh)" >&2; exit 2; }
@@ -73,13 +86,13 @@ done
 t0=$(date +%s)
 cache=${TRASHBIN_CACHE:-/var/cache/trashbin}/full
 kdeb=${TRASHBIN_KERNEL_DEB:-}
-[ -n "$kdeb" ] || kdeb=$("$top/kernel/build.sh" --deb)
+[ -n "$kdeb" ] || kdeb=$("$top/kernel/build.sh" --deb --line "$kline")
 echo "# kernel package $(basename "$kdeb") ready in $(( $(date +%s) - t0 ))s"
 t1=$(date +%s)
-debs=$("$top/tests/install/package.sh" --cache "$cache")
+debs=$("$top/tests/install/package.sh" --release "$release" --cache "$cache")
 echo "# project packages in $debs ready in $(( $(date +%s) - t1 ))s"
 t1=$(date +%s)
-img=$("$here/mkimage.sh")
+img=$("$here/mkimage.sh" --release "$release")
 echo "# root image $img ready in $(( $(date +%s) - t1 ))s"
 
 # A background job's stdin is /dev/null unless redirected: keep the
@@ -246,7 +259,7 @@ else
 		"$top/tests/full/provision.sh" "$top/tests/full/lib.sh"; \
 		cd "$work/tests" && sha256sum debs/* kernel/*; } |
 		sha256sum | cut -c1-16)
-	prov=$cache/prov-$pkey
+	prov=$cache/prov-$release-$pkey
 fi
 if [ -n "$prov" ] && [ ! -f "$prov/.done" ]; then
 	echo "# provisioning: first boot with the NoCloud seed (cloud-init)"
@@ -264,7 +277,9 @@ if [ -n "$prov" ] && [ ! -f "$prov/.done" ]; then
 		mv "$prov.tmp" "$prov"
 		# Older provisioned disks belong to older images or seeds.
 		if [ "$prov" != "$work/prov" ]; then
-			for d in "$cache"/prov-*; do [ "$d" = "$prov" ] || rm -rf "$d"; done
+			for d in "$cache"/prov-"$release"-* "$cache"/prov-????????????????; do
+				[ "$d" = "$prov" ] || rm -rf "$d"
+			done
 		fi
 		echo "# provisioned in $(( $(date +%s) - tp ))s: $prov"
 	else
