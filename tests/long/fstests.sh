@@ -9,7 +9,10 @@
 # differences listed in vm/fstests/expected (each documented in
 # trashbin.rst, with a guest test of what the series does instead).
 #
-#   tests/long/fstests.sh [OUT]       (default: $TRASHBIN_CACHE/fstests/last)
+#   tests/long/fstests.sh [--line L] [OUT]
+#
+# --line: the kernel line (kernel/line.sh; default kernel/build.sh's), both
+# kernels of it.  OUT defaults to $TRASHBIN_CACHE/fstests/last-LINE.
 #
 # Prints "fstests: N passed, M failed" per kernel and the patched-only
 # failures with their diffs.  Fails on a patched-only failure that is not
@@ -17,13 +20,19 @@
 # and on a patched run that trashed nothing.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:-${TRASHBIN_CACHE:-/var/cache/trashbin}/fstests/last}
+kline=()
+if [ "${1:-}" = --line ]; then
+	kline=(--line "${2:?usage: $0 [--line L] [OUT]}")
+	shift 2
+fi
+here_line=$( . "$top/kernel/line.sh"; echo "${kline[1]:-$kernel_default_line}")
+out=${1:-${TRASHBIN_CACHE:-/var/cache/trashbin}/fstests/last-$here_line}
 start=$(date +%s)
 
 # Both kernels and the image first, one after the other (each build uses
 # both cores), then the two guests side by side.
-vkernel=$("$top/kernel/build.sh" --vanilla)
-"$top/kernel/build.sh" --patched >/dev/null
+vkernel=$("$top/kernel/build.sh" "${kline[@]}" --vanilla)
+"$top/kernel/build.sh" "${kline[@]}" --patched >/dev/null
 img=$("$top/vm/fstests/mkimage.sh")
 echo "# kernels and image ready in $(( $(date +%s) - start ))s"
 mkdir -p "$out"
@@ -35,7 +44,7 @@ vkey=$( {
 	sha256sum "$vkernel" "$top/vm/fstests/subset" "$top/vm/fstests/run.sh" | cut -d' ' -f1
 	basename "$img"
 } | sha256sum | cut -c1-16)
-vcache=${TRASHBIN_CACHE:-/var/cache/trashbin}/fstests/vanilla-$vkey
+vcache=${TRASHBIN_CACHE:-/var/cache/trashbin}/fstests/vanilla-$here_line-$vkey
 t=$(date +%s)
 vpid= smp=1
 rm -rf "$out/vanilla"
@@ -44,10 +53,10 @@ if [ -f "$vcache/results/result.xml" ]; then
 	cp -a "$vcache" "$out/vanilla"
 	smp=2
 else
-	"$top/vm/fstests/run.sh" --vanilla "$out/vanilla" > "$out/vanilla.log" 2>&1 &
+	"$top/vm/fstests/run.sh" "${kline[@]}" --vanilla "$out/vanilla" > "$out/vanilla.log" 2>&1 &
 	vpid=$!
 fi
-"$top/vm/fstests/run.sh" --patched --smp "$smp" "$out/patched" 2>&1 | tee "$out/patched.log"
+"$top/vm/fstests/run.sh" "${kline[@]}" --patched --smp "$smp" "$out/patched" 2>&1 | tee "$out/patched.log"
 prc=${PIPESTATUS[0]}
 vrc=0
 [ -z "$vpid" ] || wait "$vpid" || vrc=$?
@@ -55,7 +64,7 @@ echo "# the guests done in $(( $(date +%s) - t ))s"
 [ "$vrc" = 0 ] || { tail -n 20 "$out/vanilla.log"; echo "not ok - the vanilla run did not finish"; exit 1; }
 [ "$prc" = 0 ] || { echo "not ok - the patched run did not finish"; exit 1; }
 if [ -n "$vpid" ]; then
-	rm -rf "${vcache%/*}"/vanilla-*
+	rm -rf "${vcache%/*}"/vanilla-"$here_line"-* "${vcache%/*}"/vanilla-????????????????
 	cp -a "$out/vanilla" "$vcache"
 fi
 

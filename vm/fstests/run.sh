@@ -7,8 +7,10 @@
 # pressure and purges (vm/fstests/purger.c).  The results (check's xunit report, the .out.bad and
 # .full of each test) are left in OUT.
 #
-#   vm/fstests/run.sh [--vanilla] [--tests 'generic/001 ...'] [--smp N]
-#                     [--timeout SECONDS] OUT
+#   vm/fstests/run.sh [--line L] [--vanilla] [--tests 'generic/001 ...']
+#                     [--smp N] [--timeout SECONDS] OUT
+#
+# --line: the kernel line (kernel/line.sh; default kernel/build.sh's).
 #
 # The tests default to vm/fstests/subset (see there for why each is in).
 # Prints check's progress as it runs; exits 0 when the guest finished and
@@ -18,9 +20,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-flavor=--patched tests= smp=1 timeout=5400
+flavor=--patched tests= smp=1 timeout=5400 kline=()
 while [ $# -gt 1 ]; do
 	case "$1" in
+	--line) kline=(--line "$2"); shift ;;
 	--vanilla) flavor=--vanilla ;;
 	--patched) flavor=--patched ;;
 	--tests) tests=$2; shift ;;
@@ -31,13 +34,13 @@ while [ $# -gt 1 ]; do
 	shift
 done
 [ $# = 1 ] || {
-	echo "usage: $0 [--vanilla] [--tests LIST] [--smp N] [--timeout S] OUT" >&2
+	echo "usage: $0 [--line L] [--vanilla] [--tests LIST] [--smp N] [--timeout S] OUT" >&2
 	exit 2
 }
 out=$1
 [ -n "$tests" ] || tests=$(sed -e 's/#.*//' "$here/subset" | xargs)
 
-kernel=$("$top/kernel/build.sh" "$flavor")
+kernel=$("$top/kernel/build.sh" "${kline[@]}" "$flavor")
 img=$("$here/mkimage.sh")
 rm -rf "$out"
 mkdir -p "$out/results"
