@@ -21,8 +21,10 @@
 # on the --debug kernel (KASAN, lockdep), the races and the random
 # workload at length on it with stress-ng for 5 minutes, trashd under
 # 20,000 deletes on it, the end-to-end suite with trashd under valgrind,
-# the kernel suite on vanilla (it must fail), and fstests patched vs
-# vanilla.  README.md says what each costs.
+# the kernel suite on vanilla (it must fail), the 6.12 line's kernel and
+# pressure suites, the full guest of Debian 13 (trixie, the 6.12 kernel
+# package) and fstests patched vs vanilla.  README.md says what each
+# costs.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
