@@ -14,7 +14,7 @@ pkgs=(
 	python3-ply python3-git			# checkpatch.pl's SPDX check
 	qemu-system-x86 busybox-static e2fsprogs	# the quick guest
 	stress-ng				# its regression stressors
-	libpam0g-dev debootstrap cloud-image-utils qemu-utils pamtester	# pam, full guest
+	libpam0g-dev libaudit-dev debootstrap cloud-image-utils qemu-utils pamtester	# pam, full guest
 	debhelper lintian systemd		# the Debian packages (debian/; systemd.pc)
 	trash-cli				# bench/restore.sh compares with it
 )

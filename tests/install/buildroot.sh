@@ -27,10 +27,13 @@ if [ -f "$root/.done" ]; then
 	exit 0
 fi
 
-# Build-Depends, each alternative's first choice without its version;
+# Build-Depends (comment lines dropped), each alternative's first choice
+# without its version;
 # debhelper-compat and dh-sequence-* are debhelper's (virtual packages,
-# which debootstrap does not resolve).
-deps=$(sed -n '/^Build-Depends:/,/^[^ ]/p' "$top/debian/control" |
+# which debootstrap does not resolve).  perl-openssl-defaults: lintian's
+# libnet-ssleay-perl depends on the virtual perl-openssl-abi-3, which
+# debootstrap does not resolve either.
+deps=$(sed '/^#/d' "$top/debian/control" | sed -n '/^Build-Depends:/,/^[^ ]/p' |
 	sed -e '1s/^Build-Depends://' -e '/^[^ ]/d' | tr ',' '\n' |
 	sed -e 's/|.*//' -e 's/(.*)//' -e 's/[[:space:]]//g' -e '/^$/d' \
 		-e 's/^debhelper-compat$/debhelper/' -e 's/^dh-sequence-.*/debhelper/' |
@@ -47,7 +50,7 @@ log "debootstrap $release (buildd) from $mirror into $root"
 start=$(date +%s)
 for try in 1 2; do
 	debootstrap --variant=buildd \
-		--include="$(echo $deps lintian | tr ' ' ',')" \
+		--include="$(echo $deps lintian perl-openssl-defaults | tr ' ' ',')" \
 		"$release" "$root.tmp" "$mirror" >&2 && break
 	tail -n 30 "$root.tmp/debootstrap/debootstrap.log" >&2 || true
 	[ "$try" = 1 ] || exit 1
