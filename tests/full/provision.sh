@@ -62,8 +62,12 @@ t_pam_profile() {
 }
 
 t_cloud_init() {
+	local rc=0
 	cloud-init status --wait >/dev/null || true
-	cloud-init status --long
+	# 0: done; 2 (cloud-init 23.4 and later, Debian 13): done but
+	# degraded, with recoverable errors (listed above); 1: failed.
+	cloud-init status --long || rc=$?
+	[ "$rc" = 0 ] || die "cloud-init status $rc: degraded or failed, see above"
 	cloud-init status | grep -q 'status: done' || die "cloud-init not done"
 	! grep -E 'schema.py\[WARNING\]|Traceback|\[ERROR\]' /var/log/cloud-init.log | head -n 5 | grep . ||
 		die "cloud-init logged the problems above"

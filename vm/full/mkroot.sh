@@ -40,7 +40,8 @@ pkgs=(
 )
 case $release in
 bookworm) pkgs+=(libevent-2.1-7) ;;
-trixie) pkgs+=(libevent-2.1-7t64) ;;
+# iproute2: trixie's cloud-init reports its status "degraded" without ip.
+trixie) pkgs+=(libevent-2.1-7t64 iproute2) ;;
 *) echo "$0: no release '$release' (bookworm, trixie)" >&2; exit 2 ;;
 esac
 
