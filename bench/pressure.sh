@@ -10,21 +10,24 @@
 #     write and its fsync) and the writes alone into the page cache,
 #     writeback held off (where the kernel's watermark test runs, once a
 #     page): target none measurable (within 1%).
-# One run boots the patched kernel twice (waits, writes) and the vanilla
-# one once (writes).
+# One run boots the patched kernel three times (waits; writes with and
+# without trashd) and the vanilla one once (writes).
 #
 # Reproduce: bash bench/pressure.sh      (BENCH_FILL=MIB, default 160)
+# bash bench/pressure.sh --writes: the unflagged writes only, patched vs
+# vanilla (two boots), not the waits at ENOSPC.
 # bash bench/pressure.sh --smoke (BENCH_SMOKE=1): a check that it runs to
 # its end and prints every figure, not a measurement: 8 MiB, one round,
 # both sides boot the suite's kernel ($TRASHBIN_BZIMAGE), nothing built;
 # its figures mean nothing.  tests/bench/smoke.sh runs it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-smoke=${BENCH_SMOKE:-0}
+smoke=${BENCH_SMOKE:-0} waits=1
 case ${1:-} in
 --smoke) smoke=1 ;;
+--writes) waits=0 ;;
 "") ;;
-*) echo "usage: $0 [--smoke]" >&2; exit 2 ;;
+*) echo "usage: $0 [--smoke | --writes]" >&2; exit 2 ;;
 esac
 bash "$top/tests/deps.sh"
 fill=${BENCH_FILL:-160} rounds=${BENCH_ROUNDS:-3} timeout=3000
@@ -54,8 +57,13 @@ boot() {	# NAME FLAVOR-FLAG APPEND
 		> "$res/$1.tap" || { cat "$res/$1.tap"; exit 1; }
 	sed -n 's/^\(# \)*bp //p' "$res/$1.tap" > "$res/$1.txt"
 }
-boot waits "" ""
+if [ "$waits" = 1 ]; then
+	boot waits "" ""
+else
+	: > "$res/waits.txt"
+fi
 boot write-patched "" "trashbin.bp_mode=write"
+boot write-nodaemon "" "trashbin.bp_mode=write trashbin.bp_trashd=0"
 if [ "$smoke" = 1 ]; then
 	boot write-vanilla "" "trashbin.bp_mode=write"
 else
@@ -78,8 +86,10 @@ median_write() { awk '$1 == "write" { print $3 }' "$1" | sort -n |
 
 echo
 [ "$smoke" = 1 ] && echo "SMOKE RUN: $fill MiB, both sides $patched; the figures below mean nothing"
-printf '%-58s %10s %10s %7s %10s\n' "writer's wait at ENOSPC until its retry" "median ms" "p99 ms" waits "write ms"
+[ "$waits" = 1 ] || echo "(--writes: the waits at ENOSPC not measured)"
+[ "$waits" = 0 ] || printf '%-58s %10s %10s %7s %10s\n' "writer's wait at ENOSPC until its retry" "median ms" "p99 ms" waits "write ms"
 for k in 1m 1k s; do
+	[ "$waits" = 1 ] || break
 	case $k in
 	1m) what="trash of $fill MiB in 1 MiB files" ;;
 	1k) what="trash of $fill MiB in 1 KiB files" ;;
@@ -106,12 +116,16 @@ median_page() { awk '$1 == "page" { print $3 }' "$1" | sort -n |
 spread_page() { awk '$1 == "page" { print $3 }' "$1" | sort -n |
 	awk '{ v[NR] = $1 } END { printf "%.2f\n", (v[NR] - v[1]) * 100 / v[1] }'; }
 pp=$(median_page "$res/write-patched.txt")
+pn=$(median_page "$res/write-nodaemon.txt")
 pv=$(median_page "$res/write-vanilla.txt")
-# The precise figure: the writes alone, the same rounds in one process.
-awk -v p="$pp" -v v="$pv" -v sp="$(spread_page "$res/write-patched.txt")" \
+# The precise figure: the writes alone, the same rounds in one process;
+# the patched kernel without its daemon (the kernel's cost) and with it
+# (trashd watching: what the system costs).
+awk -v p="$pp" -v pn="$pn" -v v="$pv" -v sp="$(spread_page "$res/write-patched.txt")" \
+	-v sn="$(spread_page "$res/write-nodaemon.txt")" \
 	-v sv="$(spread_page "$res/write-vanilla.txt")" -v n="$page_rounds" 'BEGIN {
-	printf "unflagged writes of 16 MiB into the page cache (icount us, median of %d): vanilla %.0f, patched %.0f, %+.2f%%; rounds spread %.2f%%, %.2f%%  (target: within 1%%)\n",
-		n, v, p, (p - v) * 100 / v, sv, sp }'
+	printf "unflagged writes of 16 MiB into the page cache (icount us, median of %d): vanilla %.0f, patched without trashd %.0f (%+.2f%%), patched with trashd %.0f (%+.2f%%); rounds spread %.2f%%, %.2f%%, %.2f%%  (target: within 1%%)\n",
+		n, v, pn, (pn - v) * 100 / v, p, (p - v) * 100 / v, sv, sn, sp }'
 echo
 echo "raw (kind value):"
-for f in waits write-patched write-vanilla; do sed "s/^/  $f: /" "$res/$f.txt"; done
+for f in waits write-patched write-nodaemon write-vanilla; do sed "s/^/  $f: /" "$res/$f.txt"; done

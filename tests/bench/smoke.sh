@@ -79,7 +79,7 @@ pressure)
 	"^trash of 8 MiB in 1 KiB files$gap$num$gap$num$gap$pos$gap$pos$"
 	"^trash of 8 MiB in \+s files of 1 MiB$gap$num$gap$num$gap$pos$gap($pos|failed-after-$pos)$"
 	"^unflagged writes of 8 MiB, never out of space \(icount ms\): vanilla $pos, patched $pos, [-+]$num%; best rounds $pos, $pos, [-+]$num% "
-	"^unflagged writes of 16 MiB into the page cache \(icount us, median of 3\): vanilla $pos, patched $pos, [-+]$num%; rounds spread $num%, $num% "
+	"^unflagged writes of 16 MiB into the page cache \(icount us, median of 3\): vanilla $pos, patched without trashd $pos \([-+]$num%\), patched with trashd $pos \([-+]$num%\); rounds spread $num%, $num%, $num% "
 	) ;;
 *)
 	echo "$0: no bench '$name' (trashd, restore, unlink or pressure)" >&2

@@ -23,6 +23,8 @@ ROUNDS=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.bp_rounds=//p')
 ROUNDS=${ROUNDS:-3}
 PAGE_ROUNDS=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.bp_page_rounds=//p')
 PAGE_ROUNDS=${PAGE_ROUNDS:-21}
+BP_TRASHD=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.bp_trashd=//p')
+BP_WM=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.bp_watermark=//p')
 A=1000
 trashd_setup
 IMG=$M/bp.img
@@ -123,7 +125,11 @@ t_write() {
 # work lands in the writer's time.
 t_page() {
 	fresh_fs
-	[ -e /proc/sys/fs/trashbin ] && TD_WATERMARK=5% start_trashd
+	# trashbin.bp_trashd=0: the patched kernel without its daemon (what
+	# the kernel alone costs; with the daemon, also what it does);
+	# trashbin.bp_watermark=N%: the daemon's mark (default 5%).
+	[ -e /proc/sys/fs/trashbin ] && [ "$BP_TRASHD" != 0 ] &&
+		TD_WATERMARK=${BP_WM:-5%} start_trashd
 	sync
 	wb=$(cat /proc/sys/vm/dirty_writeback_centisecs)
 	dr=$(cat /proc/sys/vm/dirty_ratio)
