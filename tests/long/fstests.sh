@@ -134,8 +134,9 @@ sys.exit(0 if ok else 1)
 PY
 rc=$?
 set -e
-grep '^# trash entries on TEST_DEV' "$out/patched/check.log" || true
-n=$(sed -n 's/^# trash entries on TEST_DEV: //p' "$out/patched/check.log")
+# The guest's lines come through a serial port: CRLF.
+grep '^# trash entries on TEST_DEV' "$out/patched/check.log" | tr -d '\r' || true
+n=$(tr -d '\r' < "$out/patched/check.log" | sed -n 's/^# trash entries on TEST_DEV: //p')
 if [ "${n:-0}" -eq 0 ]; then
 	echo "not ok - the patched run trashed nothing on TEST_DEV: the trash was not active"
 	rc=1

@@ -12,17 +12,25 @@
  * later tests would fail with ENOSPC on the patched kernel only: what
  * fstests judges here is the series with a daemon, as it is deployed.
  *
- *   purger [LOW_PERCENT]    (default 0: purge only for a waiting writer)
+ *   purger [LOW_PERCENT]    (default 10, trashd's default watermark;
+ *                            0: purge only for a waiting writer)
  *
  * It sets fs.trashbin.space_wait_ms to 10 s: under TCG a purge of a
  * trash of 80 MiB files and the syncfs that frees their blocks may take
  * longer than the default 2 s, as they may on slow storage, where an
  * admin raises it the same way.
  *
- * No low mark by default: a purge holds the filesystem busy while it runs,
- * and one that the low mark started at a random moment made fstests'
- * umount of TEST_DEV at the end of generic/070 fail with EBUSY.  A writer
- * that runs out waits for the purge within its test instead.
+ * A low mark of 10% free, trashd's default watermark: without one (as
+ * from 2026-12-05 to 12-06) nothing purged TEST_DEV's trash but a data
+ * writer that ran out, and once the trash had filled it, the namespace
+ * operations, which fail at ENOSPC without waiting (trashbin.rst), failed
+ * test after test (mkdir in generic/237, 245, 314).  A purge holds the
+ * filesystem busy while it runs, and fstests unmounts TEST_DEV after each
+ * test, so each purge is bounded (PURGE_MAX_BYTES, PURGE_MAX_FILES), as
+ * trashd's steps are: a purge of a whole trash (one the low mark started
+ * at a random moment, or one of the trash fsstress had filled, which
+ * outlasted the writer's bound under TCG) made that umount fail with
+ * EBUSY after generic/070.  A writer still short asks again.
  *
  * On SIGTERM prints one line: "# purger: E events, F files, B bytes
  * purged, L listens, H hangups" and exits 0.
@@ -46,6 +54,9 @@
 #include <unistd.h>
 
 #define MAXFS 16
+/* One purge frees at most this much, then answers and lets go. */
+#define PURGE_MAX_BYTES	(64ULL << 20)
+#define PURGE_MAX_FILES	4096
 
 struct fs {
 	dev_t	dev;
@@ -54,7 +65,7 @@ struct fs {
 };
 
 static struct fs fss[MAXFS];
-static int low_percent;
+static int low_percent = 10;
 static volatile sig_atomic_t stop;
 static unsigned long long n_events, n_files, n_bytes, n_listens, n_hangups;
 static unsigned long long purge_bytes, purge_files;
@@ -165,10 +176,11 @@ static int purge_one(const char *path, const struct stat *st, int type,
 		if (S_ISREG(st->st_mode) && st->st_nlink == 1)
 			purge_bytes += (unsigned long long)st->st_blocks * 512;
 	}
-	return 0;
+	/* Enough for one answer: stop the walk (nftw returns this). */
+	return purge_bytes >= PURGE_MAX_BYTES || purge_files >= PURGE_MAX_FILES;
 }
 
-/* Purge the whole trash of FS, commit it, and acknowledge up to SEQ. */
+/* Purge FS's trash, up to the bounds, commit it, acknowledge up to SEQ. */
 static void purge(struct fs *fs, uint64_t seq)
 {
 	struct trashbin_pressure_ack ack = { .seq = seq };
