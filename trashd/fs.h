@@ -43,7 +43,7 @@ struct tfs {
 	struct ident	 root;
 	int		 rootfd;
 	int		 trashfd;	/* held /.trash */
-	int		 wipefd;	/* held /.trash/.wipe */
+	int		 wipefd;	/* held /.trash/.wipe; trash_wipe_dir() */
 	int		 wd;		/* inotify watch on /.trash */
 	unsigned	 watermark;	/* the config's; policy_fs_watermark() */
 	uint32_t	 promises;	/* WIPE_LOW_* of the fs and its device */
@@ -54,6 +54,7 @@ struct tfs {
 
 int	 trash_open(struct tfs *, const char *path, bool create);
 void	 trash_close(struct tfs *);
+int	 trash_wipe_dir(struct tfs *);
 int	 trash_parse_uid(const char *, uint32_t *);
 int	 trash_uid(struct tfs *, uint32_t uid, struct tuid **);
 void	 trash_uid_forget(struct tfs *, uint32_t uid);

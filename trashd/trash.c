@@ -90,16 +90,36 @@ trash_open(struct tfs *fs, const char *path, bool create)
 	if (r < 0)
 		goto fail;
 	fs->trashfd = r;
-	/* The wipe queue: no user may see or touch what waits there. */
-	r = trash_open_dir(fs->trashfd, TRASH_WIPE_DIR, 0700, true, &fs->root,
-	    077);
-	if (r < 0)
+	/*
+	 * A disk full to its last block cannot take .wipe: serve it still,
+	 * as its purges are what makes room, and make .wipe when it is first
+	 * needed.
+	 */
+	r = trash_wipe_dir(fs);
+	if (r == -ENOSPC || r == -EDQUOT)
+		log_warnx("%s/%s/%s: %s: made when a wipe first needs it",
+		    fs->path, TRASHBIN_DIR, TRASH_WIPE_DIR, strerror(-r));
+	else if (r < 0)
 		goto fail;
-	fs->wipefd = r;
 	fs->promises = wipe_fs_promises(fs->rootfd);
 	return 0;
 fail:
 	trash_close(fs);
+	return r;
+}
+
+/* The wipe queue, held: no user may see or touch what waits there. */
+int
+trash_wipe_dir(struct tfs *fs)
+{
+	int r;
+
+	if (fs->wipefd >= 0)
+		return fs->wipefd;
+	r = trash_open_dir(fs->trashfd, TRASH_WIPE_DIR, 0700, true, &fs->root,
+	    077);
+	if (r >= 0)
+		fs->wipefd = r;
 	return r;
 }
 

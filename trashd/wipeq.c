@@ -88,6 +88,8 @@ wipe_stage(struct trashd *d, struct tfs *fs, const struct entry *e,
 		goto refused;
 	}
 	snprintf(qname, sizeof(qname), "%" PRId64, e->id);
+	if ((r = trash_wipe_dir(fs)) < 0)
+		goto refused;
 	if (renameat2(tu->fd, e->name, fs->wipefd, qname,
 	    RENAME_NOREPLACE) < 0) {
 		r = -errno;
@@ -342,6 +344,9 @@ wipe_collect(struct trashd *d, size_t fsi, struct wipe_job **jobs,
 	size_t i, k;
 	int fd, r = 0;
 
+	/* No .wipe yet (a full disk at start-up): nothing queued there. */
+	if (fs->wipefd < 0)
+		return 0;
 	if ((fd = openat(fs->wipefd, ".", O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) < 0)
 		return -errno;
@@ -576,7 +581,8 @@ wipe_kick(struct trashd *d)
 	wipe_opts_from_config(d->conf, &o);
 	keep = xcalloc(2 * d->nfs + 1, sizeof(*keep));
 	for (i = 0; i < d->nfs; i++) {
-		keep[n++] = d->fs[i].wipefd;
+		if (d->fs[i].wipefd >= 0)
+			keep[n++] = d->fs[i].wipefd;
 		if (o.discard)
 			keep[n++] = d->fs[i].rootfd;
 	}
