@@ -413,6 +413,85 @@ t_rename_quota() {
 	stop_trashd
 }
 
+# 12. The namespace operations on a disk full of trash: mkdir, a symlink
+# too long to live in its inode, and open(O_CREAT), mknod, link and rename
+# each into a directory whose one block is full need a block.  Without
+# trashd each fails with ENOSPC at once; with trashd each waits for a
+# purge, with its directory's lock dropped, and succeeds.  Root's ballast
+# fills the disk to its last block again before each.
+nm() { printf "n%0199d" "$1"; }
+refill() {
+	stop_trashd
+	tbtool write buffered $P/ballast$1 300 9 > /dev/null 2>&1
+	sync
+	[ "$(df -k $P | awk 'NR == 2 { print $4 }')" -lt 4 ] ||
+		die "not full: $(df -k $P)"
+}
+ns_ops() {
+	# What each operation's ENOSPC looks like; the new name it makes.
+	case $1 in
+	mkdir) as $A mkdir $P/$A/d$2 ;;
+	symlink) as $A ln -s "$(nm 0)/$(nm 1)" $P/$A/s$2 ;;
+	creat) as $A touch $P/$A/$1/$(nm $((K + $2))) ;;
+	mknod) as $A mkfifo $P/$A/$1/$(nm $((K + $2))) ;;
+	link) as $A ln $P/$A/probe/$(nm 0) $P/$A/$1/$(nm $((K + $2))) ;;
+	rename) as $A mv $P/$A/probe/$(nm $((2 + $2))) \
+		$P/$A/$1/$(nm $((K + $2))) ;;
+	esac
+}
+t_namespace() {
+	fresh_fs
+	# How many 200-byte names one directory block holds: K.
+	as $A mkdir $P/$A/probe || die "mkdir"
+	K=0
+	while [ "$(stat -c %s $P/$A/probe)" = 4096 ]; do
+		as $A touch $P/$A/probe/$(nm $K) || die "touch"
+		K=$((K + 1))
+	done
+	K=$((K - 1))
+	# A directory of one full block for each operation that adds a name.
+	for d in creat mknod link rename; do
+		as $A mkdir $P/$A/$d || die "mkdir $d"
+		i=0
+		while [ $i -lt $K ]; do
+			as $A touch $P/$A/$d/$(nm $i) || die "touch $d"
+			i=$((i + 1))
+		done
+		check_eq "$d/ in one block" 4096 "$(stat -c %s $P/$A/$d)"
+	done
+	# Each purge frees at least one 4 MiB entry: enough for 20 operations.
+	fill_trash $A $P/$A/build 80
+	n=0
+	for op in mkdir symlink creat mknod link rename; do
+		refill $n
+		t0=$(tbtool now)
+		out=$(ns_ops $op 0 2>&1) && die "$op worked on a full disk"
+		dt=$(($(tbtool now) - t0))
+		case "$out" in
+		*"No space"*) ;;
+		*) die "$op: not ENOSPC: $out" ;;
+		esac
+		[ $dt -lt 10000 ] || die "$op without trashd took $dt ms"
+		start_trashd
+		t0=$(tbtool now)
+		ns_ops $op 1 > /tmp/ns.out 2>&1 ||
+			die "$op failed with trashd: $(cat /tmp/ns.out)"
+		m=$(audited purged "ok: pressure")
+		[ "$m" -gt "$n" ] || die "$op: no purge audited"
+		echo "$op: ENOSPC without trashd in $dt ms;" \
+			"with it, done after a purge in $(($(tbtool now) - t0)) ms"
+		n=$m
+		stop_trashd
+	done
+	for d in creat mknod link rename; do
+		[ "$(stat -c %s $P/$A/$d)" -gt 4096 ] || die "$d/ did not grow"
+	done
+	umount $P || die "umount"
+	/usr/local/bin/e2fsck -fn $IMG > /tmp/fsck.out 2>&1 ||
+		die "e2fsck: $(tail -n 5 /tmp/fsck.out)"
+	mount -o loop,usrquota $IMG $P || die "mount again"
+}
+
 run_test "only root listens, on /.trash, one at a time" t_abi
 run_test "full of trash: a buffered write waits for the purge" t_full_buffered
 run_test "full of trash: an O_DIRECT write waits for the purge" t_full_direct
@@ -424,6 +503,7 @@ run_test "writers and deleters of two uids at ENOSPC: nothing lost" t_race
 run_test "two filesystems, 16 writers each, at ENOSPC at once" t_many
 run_test "rm on a disk full to the last block: trashed from the reserve" t_rm_full
 run_test "a rename over a flagged file at the quota waits for a purge" t_rename_quota
+run_test "mkdir, symlink, creat, mknod, link, rename at ENOSPC wait too" t_namespace
 stop_trashd
 umount $P 2>/dev/null
 rm -f $IMG
