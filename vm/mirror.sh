@@ -2,7 +2,8 @@
 # Print the Debian mirror the guests' roots are made from: $TRASHBIN_MIRROR,
 # else the first bookworm "deb" URI of this machine's apt sources (it
 # reaches Debian's archive only through them), else deb.debian.org.
-# Used by vm/full/mkroot.sh and vm/fstests/mkroot.sh.
+# Used by vm/full/mkroot.sh, vm/fstests/mkimage.sh and
+# tests/install/buildroot.sh.
 set -euo pipefail
 mirror=${TRASHBIN_MIRROR:-}
 if [ -z "$mirror" ]; then

@@ -39,24 +39,13 @@ deps=$(sed '/^#/d' "$top/debian/control" | sed -n '/^Build-Depends:/,/^[^ ]/p' |
 		-e 's/^debhelper-compat$/debhelper/' -e 's/^dh-sequence-.*/debhelper/' |
 	sort -u)
 [ -n "$deps" ] || { log "no Build-Depends in debian/control"; exit 1; }
-command -v debootstrap >/dev/null || {
-	log "installing debootstrap"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends debootstrap >&2
-}
 rm -rf "$root" "$root.tmp"
 mkdir -p "$cache"
 log "debootstrap $release (buildd) from $mirror into $root"
 start=$(date +%s)
-for try in 1 2; do
-	debootstrap --variant=buildd \
-		--include="$(echo $deps lintian perl-openssl-defaults | tr ' ' ',')" \
-		"$release" "$root.tmp" "$mirror" >&2 && break
-	tail -n 30 "$root.tmp/debootstrap/debootstrap.log" >&2 || true
-	[ "$try" = 1 ] || exit 1
-	log "debootstrap failed; once more"
-	rm -rf "$root.tmp"
-done
+"$top/vm/debootstrap.sh" --variant=buildd \
+	--include="$(echo $deps lintian perl-openssl-defaults | tr ' ' ',')" \
+	"$release" "$root.tmp" "$mirror"
 rm -rf "$root.tmp"/var/cache/apt/archives/*.deb
 mkdir -p "$root.tmp/build"
 touch "$root.tmp/.done"

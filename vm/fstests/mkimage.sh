@@ -45,24 +45,12 @@ if [ -f "$img" ]; then
 	echo "$img"
 	exit 0
 fi
-command -v debootstrap >/dev/null || {
-	log "installing debootstrap"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends debootstrap >&2
-}
 mkdir -p "$cache"
 r=$cache/root.tmp
-rm -rf "$r"
 start=$(date +%s)
 log "debootstrap bookworm from $mirror (with a compiler, for fstests)"
-for try in 1 2; do
-	debootstrap --variant=minbase --include="$(IFS=,; echo "${pkgs[*]}")" \
-		bookworm "$r" "$mirror" >&2 && break
-	tail -n 30 "$r/debootstrap/debootstrap.log" >&2 || true
-	[ "$try" = 1 ] || exit 1
-	log "debootstrap failed; once more"
-	rm -rf "$r"
-done
+"$here/../debootstrap.sh" --variant=minbase \
+	--include="$(IFS=,; echo "${pkgs[*]}")" bookworm "$r" "$mirror"
 log "debootstrap took $(( $(date +%s) - start ))s"
 
 t=$(date +%s)

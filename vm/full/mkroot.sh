@@ -53,25 +53,12 @@ if [ -f "$root/.done" ]; then
 	exit 0
 fi
 
-command -v debootstrap >/dev/null || {
-	log "installing debootstrap"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends debootstrap >&2
-}
 mkdir -p "$cache"
 rm -rf "$root" "$root.tmp"
 log "debootstrap $release from $mirror into $root (about 2 minutes)"
 start=$(date +%s)
-# Twice: a mirror that drops one download ("Couldn't download packages:
-# adduser", seen once) fails the whole debootstrap.
-for try in 1 2; do
-	debootstrap --variant=minbase --include="$(IFS=,; echo "${pkgs[*]}")" \
-		"$release" "$root.tmp" "$mirror" >&2 && break
-	tail -n 30 "$root.tmp/debootstrap/debootstrap.log" >&2 || true
-	[ "$try" = 1 ] || exit 1
-	log "debootstrap failed; once more"
-	rm -rf "$root.tmp"
-done
+"$here/../debootstrap.sh" --variant=minbase \
+	--include="$(IFS=,; echo "${pkgs[*]}")" "$release" "$root.tmp" "$mirror"
 log "debootstrap took $(( $(date +%s) - start ))s"
 
 r=$root.tmp
