@@ -24,14 +24,16 @@ RACE_S=${RACE_S:-10}
 took() { echo "took $((($(tbtool now) - $1) / 1000)) s"; }
 
 # A fresh 128 MiB filesystem at $P with a trash, user quotas enforced and
-# a home for each user; trashd stopped, its index dropped.
+# a home for each user; trashd stopped, its index dropped.  Arguments go
+# to mke2fs.
 fresh_fs() {
 	stop_trashd
 	rm -f $TD_DB $TD_DB-wal $TD_DB-shm
 	umount $P 2>/dev/null
 	rm -f $IMG
 	truncate -s 128M $IMG
-	/usr/local/bin/mke2fs -q -F -t ext4 -b 4096 -O quota $IMG || die "mke2fs failed"
+	/usr/local/bin/mke2fs -q -F -t ext4 -b 4096 -O quota "$@" $IMG ||
+		die "mke2fs failed"
 	mount -o loop,usrquota $IMG $P || die "mount failed"
 	mkdir -m 0755 $T
 	for u in $A $B; do
@@ -492,6 +494,43 @@ t_namespace() {
 	mount -o loop,usrquota $IMG $P || die "mount again"
 }
 
+# 13. Out of inodes, not blocks: the trash holds them.  A filesystem of
+# 256 inodes; alice fills it with small flagged files and rm -rf's them.
+# A new file fails with ENOSPC without trashd, and waits for a purge with
+# it, though blocks are plenty (the wait asks only when inodes or blocks
+# run short).  trashd purges by bytes, so for one create it frees many
+# small entries (a known limit: the event does not say inodes).
+t_inodes() {
+	fresh_fs -N 256
+	# Her trash directory first: the move needs no inode then.
+	as $A sh -c "echo x > $P/$A/first" && tbtool chattr +u $P/$A/first &&
+		as $A rm $P/$A/first || die "first"
+	as $A mkdir $P/$A/build && tbtool chattr +u $P/$A/build || die "build"
+	i=0
+	while as $A sh -c "echo $i > $P/$A/build/f$i" 2> /dev/null; do
+		i=$((i + 1))
+	done
+	files=$i
+	[ "$(stat -f -c %d $P)" = 0 ] || die "inodes left: $(stat -f -c %d $P)"
+	[ "$(free_mib)" -gt 64 ] || die "blocks short: $(free_mib) MiB"
+	as $A rm -rf $P/$A/build || die "rm -rf"
+	check_eq "in her trash" $((files + 1)) "$(ls $T/$A | wc -l)"
+	# The directory's own inode is free again (rmdir): take it.
+	j=0
+	while as $A touch $P/$A/pad$j 2> /dev/null; do j=$((j + 1)); done
+	[ $j -le 2 ] || die "$j inodes were free after rm -rf"
+	out=$(as $A touch $P/$A/new 2>&1) && die "a new file without inodes"
+	case "$out" in *"No space"*) ;; *) die "not ENOSPC: $out" ;; esac
+	start_trashd
+	t0=$(tbtool now)
+	as $A touch $P/$A/new || die "touch failed with trashd"
+	n=$(audited purged "ok: pressure")
+	[ "$n" -gt 0 ] || die "no purge audited"
+	echo "$files files filled the inodes; a new one waited for $n purges" \
+		"($(($(tbtool now) - t0)) ms)"
+	stop_trashd
+}
+
 run_test "only root listens, on /.trash, one at a time" t_abi
 run_test "full of trash: a buffered write waits for the purge" t_full_buffered
 run_test "full of trash: an O_DIRECT write waits for the purge" t_full_direct
@@ -504,6 +543,7 @@ run_test "two filesystems, 16 writers each, at ENOSPC at once" t_many
 run_test "rm on a disk full to the last block: trashed from the reserve" t_rm_full
 run_test "a rename over a flagged file at the quota waits for a purge" t_rename_quota
 run_test "mkdir, symlink, creat, mknod, link, rename at ENOSPC wait too" t_namespace
+run_test "out of inodes held by the trash: a create waits" t_inodes
 stop_trashd
 umount $P 2>/dev/null
 rm -f $IMG
