@@ -11,7 +11,8 @@
 #     writeback held off (where the kernel's watermark test runs, once a
 #     page): target none measurable (within 1%).
 # One run boots the patched kernel three times (waits; writes with and
-# without trashd) and the vanilla one once (writes).
+# without trashd) and the vanilla one twice (writes; writes with one inotify
+# watch on /.trash and no daemon).
 #
 # Reproduce: bash bench/pressure.sh      (BENCH_FILL=MIB, default 160)
 # bash bench/pressure.sh --writes: the unflagged writes only, patched vs
@@ -66,8 +67,12 @@ boot write-patched "" "trashbin.bp_mode=write"
 boot write-nodaemon "" "trashbin.bp_mode=write trashbin.bp_trashd=0"
 if [ "$smoke" = 1 ]; then
 	boot write-vanilla "" "trashbin.bp_mode=write"
+	boot write-watch "" "trashbin.bp_mode=write trashbin.bp_trashd=inotify"
 else
 	boot write-vanilla --vanilla "trashbin.bp_mode=write"
+	# Vanilla with one inotify watch on /.trash, as trashd holds: what
+	# any watch on a filesystem costs its writes, trash or no trash.
+	boot write-watch --vanilla "trashbin.bp_mode=write trashbin.bp_trashd=inotify"
 fi
 
 # quantile FILE KIND Q: the Q quantile (0-1) of KIND's waits, in ms.
@@ -126,6 +131,14 @@ awk -v p="$pp" -v pn="$pn" -v v="$pv" -v sp="$(spread_page "$res/write-patched.t
 	-v sv="$(spread_page "$res/write-vanilla.txt")" -v n="$page_rounds" 'BEGIN {
 	printf "unflagged writes of 16 MiB into the page cache (icount us, median of %d): vanilla %.0f, patched without trashd %.0f (%+.2f%%), patched with trashd %.0f (%+.2f%%); rounds spread %.2f%%, %.2f%%, %.2f%%  (target: within 1%%)\n",
 		n, v, pn, (pn - v) * 100 / v, p, (p - v) * 100 / v, sv, sn, sp }'
+pw=$(median_page "$res/write-watch.txt")
+# fsnotify's hook on every write does nothing until the superblock has a
+# watch (s_fsnotify_connectors); from then on each write walks to its
+# parent dentry and back, whoever watches what.
+awk -v w="$pw" -v v="$pv" -v sw="$(spread_page "$res/write-watch.txt")" \
+	-v n="$page_rounds" 'BEGIN {
+	printf "the same writes on vanilla with one inotify watch on /.trash, no daemon (icount us, median of %d): %.0f (%+.2f%% vs vanilla); rounds spread %.2f%%\n",
+		n, w, (w - v) * 100 / v, sw }'
 echo
 echo "raw (kind value):"
-for f in waits write-patched write-nodaemon write-vanilla; do sed "s/^/  $f: /" "$res/$f.txt"; done
+for f in waits write-patched write-nodaemon write-vanilla write-watch; do sed "s/^/  $f: /" "$res/$f.txt"; done

@@ -80,6 +80,7 @@ pressure)
 	"^trash of 8 MiB in \+s files of 1 MiB$gap$num$gap$num$gap$pos$gap($pos|failed-after-$pos)$"
 	"^unflagged writes of 8 MiB, never out of space \(icount ms\): vanilla $pos, patched $pos, [-+]$num%; best rounds $pos, $pos, [-+]$num% "
 	"^unflagged writes of 16 MiB into the page cache \(icount us, median of 3\): vanilla $pos, patched without trashd $pos \([-+]$num%\), patched with trashd $pos \([-+]$num%\); rounds spread $num%, $num%, $num% "
+	"^the same writes on vanilla with one inotify watch on /\.trash, no daemon \(icount us, median of 3\): $pos \([-+]$num% vs vanilla\); rounds spread $num%$"
 	) ;;
 *)
 	echo "$0: no bench '$name' (trashd, restore, unlink or pressure)" >&2

@@ -127,9 +127,17 @@ t_page() {
 	fresh_fs
 	# trashbin.bp_trashd=0: the patched kernel without its daemon (what
 	# the kernel alone costs; with the daemon, also what it does);
+	# trashbin.bp_trashd=inotify: no daemon, only an inotify watch on
+	# /.trash, trashd's own (what any watch on the filesystem costs a
+	# write: fsnotify's per-write hook runs once the superblock has one);
 	# trashbin.bp_watermark=N%: the daemon's mark (default 5%).
-	[ -e /proc/sys/fs/trashbin ] && [ "$BP_TRASHD" != 0 ] &&
+	watch=
+	if [ "$BP_TRASHD" = inotify ]; then
+		tbtool watch "$T" > /dev/null &
+		watch=$!
+	elif [ -e /proc/sys/fs/trashbin ] && [ "$BP_TRASHD" != 0 ]; then
 		TD_WATERMARK=${BP_WM:-5%} start_trashd
+	fi
 	sync
 	wb=$(cat /proc/sys/vm/dirty_writeback_centisecs)
 	dr=$(cat /proc/sys/vm/dirty_ratio)
@@ -140,6 +148,7 @@ t_page() {
 	out=$(as $A tbtool pagecache $P/$A/page 16 "$PAGE_ROUNDS") ||
 		die "pagecache: $out"
 	echo "$out" | sed 's/^/bp page 16 /'
+	[ -z "$watch" ] || kill "$watch"
 	echo "$dbr" > /proc/sys/vm/dirty_background_ratio
 	echo "$dr" > /proc/sys/vm/dirty_ratio
 	echo "$wb" > /proc/sys/vm/dirty_writeback_centisecs

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/quota.h>
 #include <sys/mman.h>
@@ -1262,6 +1263,30 @@ static int cmd_pressure(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * tbtool watch DIR: hold an inotify watch on DIR, with trashd's mask,
+ * reading and dropping its events until killed.  Prints "watching".
+ */
+static int cmd_watch(int argc, char **argv)
+{
+	char buf[4096];
+	int fd;
+
+	if (argc != 1)
+		return 2;
+	fd = inotify_init1(IN_CLOEXEC);
+	if (fd < 0)
+		return fail("inotify_init1", argv[0]);
+	if (inotify_add_watch(fd, argv[0], IN_CREATE | IN_MOVED_TO |
+			      IN_ONLYDIR) < 0)
+		return fail("inotify_add_watch", argv[0]);
+	printf("watching\n");
+	fflush(stdout);
+	while (read(fd, buf, sizeof(buf)) > 0 || errno == EINTR)
+		;
+	return fail("read", argv[0]);
+}
+
 static int cmd_pressure_listen(int argc, char **argv)
 {
 	struct trashbin_pressure_arg a = { 0 };
@@ -1352,6 +1377,7 @@ static const struct {
 	{ "setquota", cmd_setquota, "DEV UID HARD_KIB" },
 	{ "pressure", cmd_pressure, "TRASHDIR [LOW_BYTES]" },
 	{ "pressure-listen", cmd_pressure_listen, "TRASHDIR SECONDS ACK_BYTES" },
+	{ "watch", cmd_watch, "DIR" },
 };
 
 int main(int argc, char **argv)
