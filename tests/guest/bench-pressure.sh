@@ -133,8 +133,13 @@ t_page() {
 	# trashbin.bp_watermark=N%: the daemon's mark (default 5%).
 	watch=
 	if [ "$BP_TRASHD" = inotify ]; then
-		tbtool watch "$T" > /dev/null &
+		tbtool watch "$T" > /tmp/watch.out &
 		watch=$!
+		# The writes are measured with the watch in place, not before.
+		until grep -q watching /tmp/watch.out; do
+			alive $watch || die "tbtool watch: $(cat /tmp/watch.out)"
+			usleep 10000
+		done
 	elif [ -e /proc/sys/fs/trashbin ] && [ "$BP_TRASHD" != 0 ]; then
 		TD_WATERMARK=${BP_WM:-5%} start_trashd
 	fi

@@ -1264,8 +1264,9 @@ static int cmd_pressure(int argc, char **argv)
 }
 
 /*
- * tbtool watch DIR: hold an inotify watch on DIR, with trashd's mask,
- * reading and dropping its events until killed.  Prints "watching".
+ * tbtool watch DIR: hold an inotify watch on DIR (a directory watch, as
+ * trashd holds on /.trash), reading and dropping its events until
+ * killed.  Prints "watching" once the watch is in place.
  */
 static int cmd_watch(int argc, char **argv)
 {
