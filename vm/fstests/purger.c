@@ -23,8 +23,8 @@
  * A low mark of 10% free, trashd's default watermark: without one (as
  * from 2026-12-05 to 12-06) nothing purged TEST_DEV's trash but a data
  * writer that ran out, and once the trash had filled it, the namespace
- * operations, which fail at ENOSPC without waiting (trashbin.rst), failed
- * test after test (mkdir in generic/237, 245, 314).  A purge holds the
+ * operations, which then failed at ENOSPC without waiting (they wait now:
+ * trashbin.rst), failed test after test (mkdir in generic/237, 245, 314).  A purge holds the
  * filesystem busy while it runs, and fstests unmounts TEST_DEV after each
  * test, so each purge is bounded (PURGE_MAX_BYTES, PURGE_MAX_FILES), as
  * trashd's steps are: a purge of a whole trash (one the low mark started
