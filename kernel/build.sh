@@ -45,6 +45,18 @@ line_set "$want_line"
 
 log() { echo "kernel/build.sh: $*" >&2; }
 
+# One build at a time on this machine: the builds of a line share its
+# tree (and 6.1 and 6.12 the source cache, apt and the directory that
+# bindeb-pkg writes to), and the long tier runs two tests at once, each
+# of which may ask for a kernel.  A second caller waits, then finds the
+# build done (make has nothing to do) or does its own.
+mkdir -p "$cache"
+exec 9>>"$cache/.build.lock"
+if ! flock -n 9; then
+	log "waiting for another kernel build on this machine"
+	flock 9
+fi
+
 # 1. A pristine tree, extracted once per package version.
 line_extract
 ver=$line_ver
