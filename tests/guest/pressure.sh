@@ -531,6 +531,81 @@ t_inodes() {
 	stop_trashd
 }
 
+# 14. An ENOSPC that no purge would help: a directory whose hashed index
+# is full (ext4 without large_dir, 1 KiB blocks: two levels of index) on a
+# filesystem with room.  link(2) fails with ENOSPC and the kernel asks
+# for no purge: a user cannot make trashd purge others' trash this way.
+# Then the two waits that must stay bounded, against a listener that
+# claims to free something each time but frees nothing: a mkdir on the
+# disk full to its last block asks, at most 4 times (TRASHBIN_SPACE_WAITS),
+# and fails; a rename over a flagged file whose trash link finds no room
+# asks at most 4 times in all, the rename's own retry asking no more.
+listener() {
+	tbtool pressure-listen $T 300 "$1" > /tmp/listen.out 2>&1 &
+	lp=$!
+	until grep -q listening /tmp/listen.out; do
+		kill -0 $lp 2> /dev/null || die "no listener: $(cat /tmp/listen.out)"
+		usleep 10000
+	done
+}
+events() { grep -c '^[0-9]' /tmp/listen.out; }
+t_no_wait() {
+	fresh_fs -b 1024 -O ^large_dir
+	as $A mkdir $P/$A/full || die "mkdir"
+	listener 1
+	out=$(as $A tbtool linkfill $P/$A/full) || die "linkfill: $out"
+	check_eq "the full index's error" ENOSPC "${out#* }"
+	free=$(free_mib)
+	[ "$free" -gt 64 ] || die "only $free MiB free"
+	check_eq "events for a full index" 0 "$(events)"
+	echo "${out% *} links filled the index with $free MiB free: no purge asked"
+	# Her /.trash/1000 (made while there is room: making it may take
+	# ext4's reserve) with its one block full of 200-byte names, and a
+	# flagged file of such a name to rename over: its trash link needs
+	# a block.
+	as $A mkdir $P/$A/probe || die "mkdir probe"
+	K=0
+	while [ "$(stat -c %s $P/$A/probe)" = 1024 ]; do
+		as $A touch $P/$A/probe/$(nm $K) || die "touch"
+		K=$((K + 1))
+	done
+	K=$((K - 1))
+	as $A touch $P/$A/$(nm 0) && tbtool chattr +u $P/$A/$(nm 0) &&
+		as $A rm $P/$A/$(nm 0) || die "her first entry"
+	i=1
+	while [ $i -lt $K ]; do
+		as $A touch $T/$A/$(nm $i) || die "touch in her trash"
+		i=$((i + 1))
+	done
+	check_eq "her trash in one block" 1024 "$(stat -c %s $T/$A)"
+	f=$P/$A/$(nm $K)
+	as $A sh -c "printf old > $f; printf new > $P/$A/g" &&
+		tbtool chattr +u $f || die "rename setup"
+	# The disk full to its last block: the same listener sees a mkdir's
+	# ENOSPC (so the count above could have failed).
+	tbtool write buffered $P/ballast 300 9 > /dev/null 2>&1
+	sync
+	[ "$(df -k $P | awk 'NR == 2 { print $4 }')" -lt 2 ] ||
+		die "not full: $(df -k $P)"
+	m=$(events)
+	out=$(as $A mkdir $P/$A/d 2>&1) && die "mkdir on a full disk"
+	case "$out" in *"No space"*) ;; *) die "mkdir: not ENOSPC: $out" ;; esac
+	n=$(($(events) - m))
+	[ "$n" -ge 1 ] && [ "$n" -le 4 ] ||
+		die "mkdir: $n events: $(cat /tmp/listen.out)"
+	echo "mkdir on the full disk: ENOSPC after $n waits"
+	m=$(events)
+	out=$(as $A tbtool rename $P/$A/g $f) && die "rename over on a full disk"
+	check_eq "the rename's error" ENOSPC "$out"
+	check_eq "the flagged file unchanged" old "$(cat $f)"
+	n=$(($(events) - m))
+	[ "$n" -ge 1 ] && [ "$n" -le 4 ] ||
+		die "rename: $n events: $(cat /tmp/listen.out)"
+	echo "rename over a flagged file on the full disk: ENOSPC after $n waits"
+	kill $lp
+	wait $lp 2> /dev/null || :
+}
+
 run_test "only root listens, on /.trash, one at a time" t_abi
 run_test "full of trash: a buffered write waits for the purge" t_full_buffered
 run_test "full of trash: an O_DIRECT write waits for the purge" t_full_direct
@@ -544,6 +619,7 @@ run_test "rm on a disk full to the last block: trashed from the reserve" t_rm_fu
 run_test "a rename over a flagged file at the quota waits for a purge" t_rename_quota
 run_test "mkdir, symlink, creat, mknod, link, rename at ENOSPC wait too" t_namespace
 run_test "out of inodes held by the trash: a create waits" t_inodes
+run_test "ENOSPC no purge helps asks none; the waits stay bounded" t_no_wait
 stop_trashd
 umount $P 2>/dev/null
 rm -f $IMG

@@ -54,6 +54,7 @@ static const char *errname(int e)
 	case EINVAL: return "EINVAL";
 	case EOVERFLOW: return "EOVERFLOW";
 	case ESTALE: return "ESTALE";
+	case EMLINK: return "EMLINK";
 	default: return "E?";
 	}
 }
@@ -498,6 +499,43 @@ static int make_file(const char *path, const char *data)
 		return -1;
 	}
 	return close(fd);
+}
+
+/*
+ * tbtool linkfill DIR: hard links with 250-byte names in DIR until link(2)
+ * fails, a new source file (DIR/s<k>) each time one reaches EMLINK; prints
+ * "N ERRNO": how many links were made, and the error that ended it.  Fills
+ * a directory's index without using up inodes or many blocks.
+ */
+static int cmd_linkfill(int argc, char **argv)
+{
+	char src[4200], path[4400], name[251];
+	long n = 0, k = 0;
+	int e;
+
+	if (argc != 1)
+		return 2;
+	snprintf(src, sizeof(src), "%s/s%ld", argv[0], k);
+	if (make_file(src, NULL) < 0)
+		return fail("create", src);
+	for (;;) {
+		snprintf(name, sizeof(name), "%0250ld", n);
+		snprintf(path, sizeof(path), "%s/%s", argv[0], name);
+		if (link(src, path) == 0) {
+			n++;
+			continue;
+		}
+		e = errno;
+		if (e != EMLINK)
+			break;
+		snprintf(src, sizeof(src), "%s/s%ld", argv[0], ++k);
+		if (make_file(src, NULL) < 0) {
+			e = errno;
+			break;
+		}
+	}
+	printf("%ld %s\n", n, errname(e));
+	return 0;
 }
 
 /*
@@ -1359,6 +1397,7 @@ static const struct {
 	{ "sock", cmd_sock, "PATH HEX [HOLD]" },
 	{ "unlink", cmd_unlink, "FILE" },
 	{ "rename", cmd_rename, "OLD NEW" },
+	{ "linkfill", cmd_linkfill, "DIR" },
 	{ "uring-unlink", cmd_uring_unlink, "FILE" },
 	{ "churn", cmd_churn, "DIR NAME N" },
 	{ "stress", cmd_stress, "DIR NPROC N" },
