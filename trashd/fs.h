@@ -17,6 +17,17 @@ struct tuid {
 	int		 wd;		/* inotify watch, -1: none */
 };
 
+/*
+ * What a purge under pressure aims at, and what it did (policy.c):
+ * allocated bytes (what the filesystem gets back) and entries (each an
+ * inode).  A goal of 0 is none; a purge ends when it has reached every
+ * goal it has.
+ */
+struct purge_amount {
+	int64_t		 bytes;
+	int64_t		 entries;
+};
+
 /* pressure.c: the kernel's space pressure file of a filesystem. */
 #define TFS_PRESSURE_REST	16	/* events read at once, and kept */
 struct tfs_pressure {
@@ -26,7 +37,7 @@ struct tfs_pressure {
 	struct event	*rest_ev;	/* the next step of the rest */
 	struct {
 		struct trashbin_pressure_event ev;
-		int64_t	 left;		/* bytes of its share still to purge */
+		struct purge_amount left; /* its share still to purge */
 	}		 rest[TFS_PRESSURE_REST];
 	size_t		 nrest;
 	uint64_t	 held;		/* an ack waiting for a wipe, 0: none */

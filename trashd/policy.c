@@ -246,25 +246,63 @@ out:
 	return r;
 }
 
+/* Has @done reached each goal of @want (a goal of 0 is none)? */
+static bool
+policy_reached(const struct purge_amount *done, const struct purge_amount *want)
+{
+	return done->bytes >= want->bytes && done->entries >= want->entries;
+}
+
+/* What @want still asks after @done (0: that goal is reached). */
+static struct purge_amount
+policy_left(const struct purge_amount *want, const struct purge_amount *done)
+{
+	struct purge_amount l = {
+		.bytes = want->bytes > done->bytes ?
+		    want->bytes - done->bytes : 0,
+		.entries = want->entries > done->entries ?
+		    want->entries - done->entries : 0,
+	};
+
+	return l;
+}
+
+/* Add @one to both @sum and @done. */
+static void
+policy_add(struct purge_amount *sum, struct purge_amount *done,
+    struct purge_amount one)
+{
+	sum->bytes += one.bytes;
+	sum->entries += one.entries;
+	if (done != sum) {
+		done->bytes += one.bytes;
+		done->entries += one.entries;
+	}
+}
+
 /*
- * Purge the rows of @f oldest first until @want bytes (allocated: what
- * the filesystem gets back) are freed; the bytes freed.
+ * Purge the rows of @f oldest first until @want is reached: allocated
+ * bytes (what the filesystem gets back), entries (its inodes), or both.
+ * What was purged.
  */
-static int64_t
+static struct purge_amount
 policy_purge_upto(struct trashd *d, struct tfs *fs, struct index_filter *f,
-    const char *reason, int64_t want)
+    const char *reason, struct purge_amount want)
 {
 	struct entry_list l = { 0 };
-	int64_t freed = 0;
+	struct purge_amount done = { 0, 0 };
 	size_t i;
 
-	while (freed < want && policy_page(d, f, &l) == 0 && l.n > 0)
-		for (i = 0; i < l.n && freed < want; i++)
+	while (!policy_reached(&done, &want) && policy_page(d, f, &l) == 0 &&
+	    l.n > 0)
+		for (i = 0; i < l.n && !policy_reached(&done, &want); i++)
 			if (policy_purge(d, fs, &l.v[i], reason, 0,
-			    getpid()) == 0)
-				freed += l.v[i].alloc;
+			    getpid()) == 0) {
+				done.bytes += l.v[i].alloc;
+				done.entries++;
+			}
 	entry_list_free(&l);
-	return freed;
+	return done;
 }
 
 /*
@@ -284,7 +322,8 @@ policy_quota_of(struct trashd *d, struct tfs *fs, const struct usage *u)
 		return r;
 	if (p.quota == 0 || u->alloc <= p.quota)
 		return 0;
-	(void)policy_purge_upto(d, fs, &f, "quota", u->alloc - p.quota);
+	(void)policy_purge_upto(d, fs, &f, "quota",
+	    (struct purge_amount){ .bytes = u->alloc - p.quota });
 	return 0;
 }
 
@@ -304,7 +343,7 @@ policy_quota(struct trashd *d, struct tfs *fs)
 	return r < 0 ? r : 0;
 }
 
-/* The largest users first. */
+/* The largest users first: by allocated bytes, or by entries. */
 static int
 policy_by_alloc(const void *a, const void *b)
 {
@@ -314,47 +353,77 @@ policy_by_alloc(const void *a, const void *b)
 	    x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
+static int
+policy_by_count(const void *a, const void *b)
+{
+	const struct usage *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 :
+	    x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
 /*
- * Purge up to @need bytes of the entries of @fs that @tmpl takes (its
- * states and flags), fairly: the users over their share first.  A user's
- * share is an equal part of what the trash holds on the filesystem: the
- * allocated bytes of its live entries over the number of users who have
- * any.  Those over it are purged first, the largest first, each oldest
- * first and down to the share at most; only if that is not enough,
- * everyone, oldest first.  One user filling the disk through the trash
- * loses their own entries before anyone else's.  The bytes purged.
+ * Purge @need of the entries of @fs that @tmpl takes (its states and
+ * flags), fairly: the users over their share first.  A user's share is
+ * an equal part of what the trash holds on the filesystem: the allocated
+ * bytes of its live entries (or, for a goal in entries alone, their
+ * number) over the number of users who have any.  Those over it are
+ * purged first, the largest first, each oldest first and down to the
+ * share at most; only if that is not enough, everyone, oldest first.
+ * One user filling the disk, or its inodes, through the trash loses
+ * their own entries before anyone else's.  What was purged.
  */
-static int64_t
+static struct purge_amount
 policy_purge_fair(struct trashd *d, struct tfs *fs,
-    const struct index_filter *tmpl, const char *reason, int64_t need)
+    const struct index_filter *tmpl, const char *reason,
+    struct purge_amount need)
 {
 	struct index_filter f;
 	struct usage *u = NULL;
-	int64_t held = 0, share, done = 0, n1;
+	struct purge_amount done = { 0, 0 }, want;
+	bool by_count = need.bytes <= 0;
+	int64_t held = 0, share, over;
 	size_t i, n = 0;
 
-	if (need <= 0 || index_usage_all(d->db, fs->id, &u, &n) < 0)
-		return 0;
+	if (policy_reached(&done, &need) ||
+	    index_usage_all(d->db, fs->id, &u, &n) < 0)
+		return done;
 	for (i = 0; i < n; i++)
-		held += u[i].alloc;
+		held += by_count ? u[i].count : u[i].alloc;
 	share = n > 0 ? held / (int64_t)n : 0;
 	if (n > 1)
-		qsort(u, n, sizeof(*u), policy_by_alloc);
-	for (i = 0; i < n && done < need && u[i].alloc > share; i++) {
+		qsort(u, n, sizeof(*u), by_count ? policy_by_count :
+		    policy_by_alloc);
+	for (i = 0; i < n && !policy_reached(&done, &need); i++) {
+		over = (by_count ? u[i].count : u[i].alloc) - share;
+		if (over <= 0)
+			break;
 		f = *tmpl;
 		f.fs_id = fs->id;
 		f.uid = u[i].uid;
-		n1 = u[i].alloc - share;
-		done += policy_purge_upto(d, fs, &f, reason,
-		    n1 < need - done ? n1 : need - done);
+		/* Down to the share, in the unit of fairness only. */
+		want = policy_left(&need, &done);
+		if (by_count) {
+			want.bytes = 0;
+			if (over < want.entries)
+				want.entries = over;
+		} else {
+			want.entries = 0;
+			if (over < want.bytes)
+				want.bytes = over;
+		}
+		policy_add(&done, &done, policy_purge_upto(d, fs, &f, reason,
+		    want));
 	}
 	free(u);
-	if (done >= need)
+	if (policy_reached(&done, &need))
 		return done;
 	f = *tmpl;
 	f.fs_id = fs->id;
 	f.uid = -1;
-	return done + policy_purge_upto(d, fs, &f, reason, need - done);
+	policy_add(&done, &done, policy_purge_upto(d, fs, &f, reason,
+	    policy_left(&need, &done)));
+	return done;
 }
 
 /*
@@ -393,34 +462,37 @@ policy_watermark(struct trashd *d, struct tfs *fs, uint64_t total,
 	    " bytes", fs->path, wm, need);
 	memset(&f, 0, sizeof(f));
 	f.states = ENTRY_LIVE;
-	(void)policy_purge_fair(d, fs, &f, "watermark", need);
+	(void)policy_purge_fair(d, fs, &f, "watermark",
+	    (struct purge_amount){ .bytes = need });
 	return 0;
 }
 
 /*
  * Space pressure (pressure.c): writers on @fs wait because an allocation
  * found no space (@quota false; @uid the writer, -1 several) or went over
- * uid @uid's quota (@quota true).  Purge @want bytes, oldest first, the
+ * uid @uid's quota (@quota true).  Purge @want, in allocated bytes, in
+ * entries (the filesystem is out of inodes) or both, oldest first, the
  * entries quick to free before the +s ones, which are overwritten first
  * and free their blocks only when their wipe ends:
  *  - quota: the files @uid owns, in whoever's trash they are;
  *  - space: @uid's own trash first, then fairly (policy_purge_fair()), so
  *    a user who fills the disk on purpose loses their own entries before
  *    anyone else's, and others' only down to their share first.
- * Each purge is audited with @reason.  Returns the bytes freed now;
+ * Each purge is audited with @reason.  Returns what was freed now;
  * *@wiping: +s entries were queued, freeing more when their wipes end.
  */
-int64_t
+struct purge_amount
 policy_pressure(struct trashd *d, struct tfs *fs, bool quota, int64_t uid,
-    int64_t want, const char *reason, bool *wiping)
+    struct purge_amount want, const char *reason, bool *wiping)
 {
 	struct index_filter f;
-	int64_t freed = 0, queued = 0, *sum;
+	struct purge_amount freed = { 0, 0 }, queued = { 0, 0 }, done = { 0, 0 },
+	    *sum;
 	int pass;
 
 	*wiping = false;
 	(void)db_begin(d->db);
-	for (pass = 0; pass < 2 && freed + queued < want; pass++) {
+	for (pass = 0; pass < 2 && !policy_reached(&done, &want); pass++) {
 		memset(&f, 0, sizeof(f));
 		f.fs_id = fs->id;
 		f.states = ENTRY_LIVE;
@@ -434,21 +506,21 @@ policy_pressure(struct trashd *d, struct tfs *fs, bool quota, int64_t uid,
 			f.uid = -1;
 			f.by_owner = true;
 			f.owner = (uint32_t)uid;
-			*sum += policy_purge_upto(d, fs, &f, reason,
-			    want - freed - queued);
+			policy_add(sum, &done, policy_purge_upto(d, fs, &f,
+			    reason, policy_left(&want, &done)));
 			continue;
 		}
 		if (uid >= 0) {
 			f.uid = uid;
-			*sum += policy_purge_upto(d, fs, &f, reason,
-			    want - freed - queued);
+			policy_add(sum, &done, policy_purge_upto(d, fs, &f,
+			    reason, policy_left(&want, &done)));
 		}
-		if (freed + queued < want)
-			*sum += policy_purge_fair(d, fs, &f, reason,
-			    want - freed - queued);
+		if (!policy_reached(&done, &want))
+			policy_add(sum, &done, policy_purge_fair(d, fs, &f,
+			    reason, policy_left(&want, &done)));
 	}
 	(void)db_commit(d->db);
-	*wiping = queued > 0;
+	*wiping = queued.entries > 0;
 	return freed;
 }
 

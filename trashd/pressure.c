@@ -30,6 +30,8 @@
 
 /* An event's share: 1% of the filesystem, 8 MiB at least, or the gap. */
 #define PRESSURE_MIN_BYTES	(8LL << 20)
+/* The same out of inodes: 1% of them, 64 at least. */
+#define PRESSURE_MIN_ENTRIES	64
 /*
  * What is purged before the writers are answered, and what each later
  * step of the rest of the share purges: the writers wait for this much
@@ -37,6 +39,7 @@
  * is thousands of unlinks).
  */
 #define PRESSURE_STEP_BYTES	(256LL << 10)
+#define PRESSURE_STEP_ENTRIES	16
 
 static int64_t
 pressure_mono_ns(void)
@@ -73,14 +76,20 @@ pressure_commit(struct tfs *fs)
 		(void)fsync(fs->uids[i]->fd);
 }
 
+/*
+ * Answer the writers up to @seq: @freed bytes.  Entries of no blocks
+ * (empty files) free only their inodes: 1 byte says "something", so
+ * that the writers retry.
+ */
 static void
-pressure_ack(struct tfs *fs, uint64_t seq, int64_t freed)
+pressure_ack(struct tfs *fs, uint64_t seq, struct purge_amount freed)
 {
 	struct trashbin_pressure_ack a = { .seq = seq,
-	    .freed_bytes = freed > 0 ? (uint64_t)freed : 0 };
+	    .freed_bytes = freed.bytes > 0 ? (uint64_t)freed.bytes :
+	    freed.entries > 0 ? 1 : 0 };
 	int64_t waited;
 
-	if (freed > 0)
+	if (a.freed_bytes > 0)
 		pressure_commit(fs);
 	if (write(fs->press.fd, &a, sizeof(a)) != (ssize_t)sizeof(a))
 		log_warnx("pressure: %s: acknowledging: %s", fs->path,
@@ -92,7 +101,8 @@ pressure_ack(struct tfs *fs, uint64_t seq, int64_t freed)
 			fs->press.wait_max_ns = waited;
 		fs->press.since = 0;
 		log_info("pressure: %s: answered after %" PRId64 " us, %"
-		    PRId64 " bytes freed", fs->path, waited / 1000, freed);
+		    PRId64 " bytes and %" PRId64 " entries freed", fs->path,
+		    waited / 1000, freed.bytes, freed.entries);
 	}
 	fs->press.held = 0;
 }
@@ -124,32 +134,68 @@ pressure_deficit(struct tfs *fs)
 	return fs->press.reserve > bfree ? fs->press.reserve - bfree : 0;
 }
 
-/* What an event's purge aims at in all. */
-static int64_t
-pressure_share(struct trashd *d, struct tfs *fs, uint32_t reason)
+/*
+ * Is @fs out of inodes for @waiters writers, with blocks to spare?  Then
+ * an ENOSPC is the inodes', and a purge counts entries: in bytes, a
+ * trash of small or empty files would be emptied for one create.
+ */
+static bool
+pressure_inodes_short(struct tfs *fs, uint32_t waiters, bool *blocks_too)
 {
 	struct statvfs sv;
-	int64_t want = PRESSURE_MIN_BYTES, total, avail, low;
 
-	if (fstatvfs(fs->rootfd, &sv) < 0)
+	*blocks_too = true;
+	if (fstatvfs(fs->rootfd, &sv) < 0 || sv.f_files == 0)
+		return false;
+	*blocks_too = (int64_t)(sv.f_bavail * sv.f_frsize) <
+	    PRESSURE_MIN_BYTES;
+	return sv.f_favail < (fsfilcnt_t)PRESSURE_STEP_ENTRIES *
+	    (waiters > 1 ? waiters : 1);
+}
+
+/* What an event's purge aims at in all. */
+static struct purge_amount
+pressure_share(struct trashd *d, struct tfs *fs, uint32_t reason,
+    bool inodes, bool blocks)
+{
+	struct purge_amount want = { 0, 0 };
+	struct statvfs sv;
+	int64_t total, avail, low;
+
+	if (fstatvfs(fs->rootfd, &sv) < 0) {
+		want.bytes = PRESSURE_MIN_BYTES;
 		return want;
+	}
 	total = (int64_t)(sv.f_blocks * sv.f_frsize);
 	avail = (int64_t)(sv.f_bavail * sv.f_frsize);
 	low = (int64_t)pressure_low(d, fs);
-	if (reason == TRASHBIN_PRESSURE_LOW)
-		return low > avail ? low - avail : 0;
-	if (total / 100 > want)
-		want = total / 100;
-	if (low - avail > want)
-		want = low - avail;
+	if (reason == TRASHBIN_PRESSURE_LOW) {
+		want.bytes = low > avail ? low - avail : 0;
+		return want;
+	}
+	if (inodes) {
+		want.entries = (int64_t)(sv.f_files / 100);
+		if (want.entries < PRESSURE_MIN_ENTRIES)
+			want.entries = PRESSURE_MIN_ENTRIES;
+		want.entries -= (int64_t)sv.f_favail;
+		if (!blocks)
+			return want;
+	}
+	want.bytes = PRESSURE_MIN_BYTES;
+	if (total / 100 > want.bytes)
+		want.bytes = total / 100;
+	if (low - avail > want.bytes)
+		want.bytes = low - avail;
 	return want;
 }
 
-/* Purge up to @cap bytes for @ev; the bytes freed now (wipes: *@wiping). */
-static int64_t
+/* Purge up to @cap for @ev; what was freed now (wipes: *@wiping). */
+static struct purge_amount
 pressure_purge(struct trashd *d, struct tfs *fs,
-    const struct trashbin_pressure_event *ev, int64_t cap, bool *wiping)
+    const struct trashbin_pressure_event *ev, struct purge_amount cap,
+    bool *wiping)
 {
+	static const struct purge_amount none = { 0, 0 };
 	int64_t uid;
 
 	*wiping = false;
@@ -160,7 +206,7 @@ pressure_purge(struct trashd *d, struct tfs *fs,
 		    wiping);
 	case TRASHBIN_PRESSURE_EDQUOT:
 		/* Whose quota is not known past the kernel's 8 uids. */
-		return uid < 0 ? 0 : policy_pressure(d, fs, true, uid, cap,
+		return uid < 0 ? none : policy_pressure(d, fs, true, uid, cap,
 		    "quota-pressure", wiping);
 	case TRASHBIN_PRESSURE_ENOSPC:
 		return policy_pressure(d, fs, false, uid, cap, "pressure",
@@ -168,7 +214,7 @@ pressure_purge(struct trashd *d, struct tfs *fs,
 	default:
 		log_warnx("pressure: %s: unknown event %u", fs->path,
 		    ev->reason);
-		return 0;
+		return none;
 	}
 }
 
@@ -185,15 +231,15 @@ pressure_rest_arm(struct tfs_pressure *p)
 	(void)event_add(p->rest_ev, &now);
 }
 
-/* Keep the rest of @ev's share, @left bytes, for the later steps. */
+/* Keep the rest of @ev's share, @left, for the later steps. */
 static void
 pressure_rest_add(struct tfs *fs, const struct trashbin_pressure_event *ev,
-    int64_t left)
+    struct purge_amount left)
 {
 	struct tfs_pressure *p = &fs->press;
 	size_t i;
 
-	if (left <= 0)
+	if (left.bytes <= 0 && left.entries <= 0)
 		return;
 	for (i = 0; i < p->nrest; i++)
 		if (p->rest[i].ev.reason == ev->reason &&
@@ -203,12 +249,37 @@ pressure_rest_add(struct tfs *fs, const struct trashbin_pressure_event *ev,
 		if (p->nrest == TFS_PRESSURE_REST)
 			return;	/* the kernel asks again if need be */
 		p->nrest++;
-		p->rest[i].left = 0;
+		p->rest[i].left.bytes = p->rest[i].left.entries = 0;
 	}
 	p->rest[i].ev = *ev;
-	if (left > p->rest[i].left)
-		p->rest[i].left = left;
+	if (left.bytes > p->rest[i].left.bytes)
+		p->rest[i].left.bytes = left.bytes;
+	if (left.entries > p->rest[i].left.entries)
+		p->rest[i].left.entries = left.entries;
 	pressure_rest_arm(p);
+}
+
+/*
+ * What @left still asks after a step of @cap that freed @freed: nothing
+ * if the step freed nothing and queued no wipe (nothing left to purge);
+ * a queued wipe counts as the step.
+ */
+static void
+pressure_rest_less(struct purge_amount *left, struct purge_amount cap,
+    struct purge_amount freed, bool wiping)
+{
+	if (freed.bytes <= 0 && freed.entries <= 0 && !wiping) {
+		left->bytes = left->entries = 0;
+		return;
+	}
+	if (freed.bytes <= 0 && freed.entries <= 0)
+		freed = cap;
+	left->bytes -= freed.bytes;
+	left->entries -= freed.entries;
+	if (left->bytes < 0)
+		left->bytes = 0;
+	if (left->entries < 0)
+		left->entries = 0;
 }
 
 /* One step of each event's rest, then the loop again. */
@@ -217,21 +288,22 @@ pressure_rest(evutil_socket_t fd, short what, void *arg)
 {
 	struct tfs *fs = arg;
 	struct tfs_pressure *p = &fs->press;
-	int64_t freed, cap;
+	struct purge_amount freed, cap, *left;
 	bool wiping;
 	size_t i;
 
 	(void)fd;
 	(void)what;
 	for (i = 0; i < p->nrest; ) {
-		cap = p->rest[i].left < PRESSURE_STEP_BYTES ?
-		    p->rest[i].left : PRESSURE_STEP_BYTES;
+		left = &p->rest[i].left;
+		cap.bytes = left->bytes < PRESSURE_STEP_BYTES ?
+		    left->bytes : PRESSURE_STEP_BYTES;
+		cap.entries = left->entries < PRESSURE_STEP_ENTRIES ?
+		    left->entries : PRESSURE_STEP_ENTRIES;
 		freed = pressure_purge(p->d, fs, &p->rest[i].ev, cap,
 		    &wiping);
-		/* Nothing left to purge: done with it. */
-		p->rest[i].left -= freed > 0 ? freed : wiping ? cap :
-		    p->rest[i].left;
-		if (p->rest[i].left > 0) {
+		pressure_rest_less(left, cap, freed, wiping);
+		if (left->bytes > 0 || left->entries > 0) {
 			i++;
 			continue;
 		}
@@ -258,9 +330,10 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 	struct tfs *fs = arg;
 	struct trashd *d = fs->press.d;
 	struct trashbin_pressure_event ev[TFS_PRESSURE_REST];
+	struct purge_amount freed = { 0, 0 }, f, step, share;
 	uint64_t seq = 0;
-	int64_t freed = 0, f;
-	bool wiping, any_wiping = false;
+	uint32_t w;
+	bool wiping, any_wiping = false, inodes, blocks;
 	ssize_t n;
 	size_t i;
 
@@ -293,20 +366,34 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 			    "over quota" : "out of space", ev[i].uid,
 			    ev[i].waiters);
 		}
-		/* A step for each writer waiting, so that all may go on. */
-		f = pressure_purge(d, fs, &ev[i], PRESSURE_STEP_BYTES *
-		    (ev[i].waiters > 1 ? ev[i].waiters : 1) +
+		/*
+		 * A step for each writer waiting, so that all may go on: in
+		 * bytes, and root's reserve first; in entries when the
+		 * filesystem is out of inodes (in both if out of both).
+		 */
+		w = ev[i].waiters > 1 ? ev[i].waiters : 1;
+		inodes = false;
+		blocks = true;
+		if (ev[i].reason == TRASHBIN_PRESSURE_ENOSPC)
+			inodes = pressure_inodes_short(fs, w, &blocks);
+		step.entries = inodes ? PRESSURE_STEP_ENTRIES * (int64_t)w : 0;
+		step.bytes = !blocks ? 0 : PRESSURE_STEP_BYTES * (int64_t)w +
 		    (ev[i].reason == TRASHBIN_PRESSURE_ENOSPC ?
-		    pressure_deficit(fs) : 0), &wiping);
-		freed += f;
+		    pressure_deficit(fs) : 0);
+		/* Before the step: the inodes it frees show in statvfs. */
+		share = pressure_share(d, fs, ev[i].reason, inodes, blocks);
+		f = pressure_purge(d, fs, &ev[i], step, &wiping);
+		freed.bytes += f.bytes;
+		freed.entries += f.entries;
 		any_wiping |= wiping;
-		pressure_rest_add(fs, &ev[i], pressure_share(d, fs,
-		    ev[i].reason) - (f > 0 ? f : wiping ?
-		    PRESSURE_STEP_BYTES : 0));
+		pressure_rest_less(&share, step, f, wiping || f.bytes > 0 ||
+		    f.entries > 0);
+		pressure_rest_add(fs, &ev[i], share);
 	}
 	if (seq == 0)
 		return;
-	if (freed == 0 && (any_wiping || pressure_wipes_pending(d, fs)))
+	if (freed.bytes <= 0 && freed.entries <= 0 &&
+	    (any_wiping || pressure_wipes_pending(d, fs)))
 		/* Only wipes: the writers get their answer when one ends. */
 		fs->press.held = seq;
 	else
@@ -318,7 +405,8 @@ pressure_wiped(struct trashd *d, struct tfs *fs, int64_t bytes)
 {
 	(void)d;
 	if (fs->press.fd >= 0 && fs->press.held != 0)
-		pressure_ack(fs, fs->press.held, bytes > 0 ? bytes : 1);
+		pressure_ack(fs, fs->press.held, (struct purge_amount){
+		    .bytes = bytes > 0 ? bytes : 1 });
 }
 
 void

@@ -64,8 +64,9 @@ int	 policy_change(struct trashd *, const struct policy_change *,
 int	 policy_secure(struct trashd *, struct tfs *, int64_t now);
 int	 policy_retention(struct trashd *, struct tfs *, int64_t now);
 int	 policy_quota(struct trashd *, struct tfs *);
-int64_t	 policy_pressure(struct trashd *, struct tfs *, bool quota,
-	    int64_t uid, int64_t want, const char *reason, bool *wiping);
+struct purge_amount policy_pressure(struct trashd *, struct tfs *,
+	    bool quota, int64_t uid, struct purge_amount want,
+	    const char *reason, bool *wiping);
 int	 policy_watermark(struct trashd *, struct tfs *, uint64_t total,
 	    uint64_t avail);
 /* An entry indexed since the last policy run. */

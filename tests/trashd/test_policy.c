@@ -604,7 +604,8 @@ test_pressure(void **state)
 	struct state *s = *state;
 	struct tfs *fs = &s->d.fs[0];
 	char path[PATH_MAX];
-	int64_t freed;
+	struct purge_amount freed, one = { .bytes = 1 },
+	    all = { .bytes = 1 << 30 };
 	bool wiping;
 
 	stage(s, 3301, "b1", 1, FS_UNRM_FL, 8192);
@@ -618,8 +619,10 @@ test_pressure(void **state)
 	assert_int_equal(scan_all(&s->d), 0);
 
 	/* Out of space, 3300 writing: its own quick entry, not older b1. */
-	freed = policy_pressure(&s->d, fs, false, 3300, 1, "pressure", &wiping);
-	assert_true(freed >= 8192);
+	freed = policy_pressure(&s->d, fs, false, 3300, one, "pressure",
+	    &wiping);
+	assert_true(freed.bytes >= 8192);
+	assert_int_equal(freed.entries, 1);
 	assert_false(wiping);
 	assert_false(in_trash(s, 3300, "a-old"));
 	assert_true(in_trash(s, 3300, "a-sec"));
@@ -628,9 +631,9 @@ test_pressure(void **state)
 	assert_int_equal(tl_audit_count(&s->d, "purged"), 1);
 
 	/* Over 3300's quota: what 3300 owns, wherever; +s last. */
-	freed = policy_pressure(&s->d, fs, true, 3300, 1, "quota-pressure",
+	freed = policy_pressure(&s->d, fs, true, 3300, one, "quota-pressure",
 	    &wiping);
-	assert_true(freed >= 8192);
+	assert_true(freed.bytes >= 8192);
 	assert_false(wiping);
 	assert_false(in_trash(s, 3301, "b-own"));
 	assert_true(in_trash(s, 3300, "a-sec"));
@@ -638,15 +641,70 @@ test_pressure(void **state)
 	assert_int_equal(tl_audit_count(&s->d, "purged"), 2);
 
 	/* Everything: the quick ones, then the +s one, queued for a wipe. */
-	freed = policy_pressure(&s->d, fs, false, 3300, 1 << 30, "pressure",
+	freed = policy_pressure(&s->d, fs, false, 3300, all, "pressure",
 	    &wiping);
-	assert_true(freed >= 2 * 8192);
+	assert_true(freed.bytes >= 2 * 8192);
+	assert_int_equal(freed.entries, 2);
 	assert_true(wiping);
 	assert_false(in_trash(s, 3301, "b1"));
 	assert_false(in_trash(s, 3301, "b2"));
 	assert_int_equal(state_of(s, 3300, "a-sec"), ENTRY_WIPING);
 	assert_int_equal(wipe_drain(&s->d), 0);
 	assert_int_equal(state_of(s, 3300, "a-sec"), ENTRY_WIPED);
+}
+
+/*
+ * Out of inodes (pressure.c asks in entries): empty files free no bytes,
+ * so a goal in bytes would purge the whole trash and free "nothing".  A
+ * goal in entries purges that many: the writer's own first, then the
+ * users over their share in number of entries, the most first.
+ */
+static void
+test_pressure_entries(void **state)
+{
+	struct state *s = *state;
+	struct tfs *fs = &s->d.fs[0];
+	struct purge_amount freed, three = { .entries = 3 };
+	char name[16];
+	bool wiping;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "a%d", i);
+		stage(s, 3300, name, 10 + i, FS_UNRM_FL, 0);
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "b%d", i);
+		stage(s, 3301, name, 1 + i, FS_UNRM_FL, 0);
+	}
+	stage(s, 3302, "c0", 2, FS_UNRM_FL, 0);
+	assert_int_equal(scan_all(&s->d), 0);
+
+	/* 3302 writing: its one entry, then 3300's, the most over share. */
+	freed = policy_pressure(&s->d, fs, false, 3302, three, "pressure",
+	    &wiping);
+	assert_int_equal(freed.entries, 3);
+	assert_int_equal(freed.bytes, 0);
+	assert_false(wiping);
+	assert_false(in_trash(s, 3302, "c0"));
+	assert_false(in_trash(s, 3300, "a0"));
+	assert_false(in_trash(s, 3300, "a1"));
+	assert_true(in_trash(s, 3300, "a2"));
+	assert_true(in_trash(s, 3301, "b0"));
+	assert_int_equal(tl_audit_count(&s->d, "purged"), 3);
+
+	/*
+	 * Anyone writing: 3300's down to the share (6 left over 2 users:
+	 * 3), then everyone's oldest first: 3301's two.
+	 */
+	freed = policy_pressure(&s->d, fs, false, -1, three, "pressure",
+	    &wiping);
+	assert_int_equal(freed.entries, 3);
+	assert_false(in_trash(s, 3300, "a2"));
+	assert_false(in_trash(s, 3301, "b0"));
+	assert_false(in_trash(s, 3301, "b1"));
+	assert_true(in_trash(s, 3300, "a3"));
+	assert_int_equal(tl_audit_count(&s->d, "purged"), 6);
 }
 
 int
@@ -666,6 +724,8 @@ main(void)
 		cmocka_unit_test(test_min_age),
 		cmocka_unit_test(test_fresh),
 		cmocka_unit_test_setup_teardown(test_pressure, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_pressure_entries, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_watermark_fair, setup,
 		    teardown),
