@@ -363,15 +363,58 @@ policy_by_count(const void *a, const void *b)
 }
 
 /*
+ * One round of policy_purge_fair() in one unit, allocated bytes or (if
+ * @by_count) entries: the users over their share in it, the most first,
+ * each oldest first and down to the share, until @need in that unit is
+ * reached.  Adds what it purged to *@done.
+ */
+static void
+policy_fair_round(struct trashd *d, struct tfs *fs,
+    const struct index_filter *tmpl, const char *reason, bool by_count,
+    const struct purge_amount *need, struct purge_amount *done)
+{
+	struct index_filter f;
+	struct usage *u = NULL;
+	struct purge_amount want;
+	int64_t held = 0, share, over, left;
+	size_t i, n = 0;
+
+	if (index_usage_all(d->db, fs->id, &u, &n) < 0)
+		return;
+	for (i = 0; i < n; i++)
+		held += by_count ? u[i].count : u[i].alloc;
+	share = n > 0 ? held / (int64_t)n : 0;
+	if (n > 1)
+		qsort(u, n, sizeof(*u), by_count ? policy_by_count :
+		    policy_by_alloc);
+	for (i = 0; i < n; i++) {
+		left = by_count ? need->entries - done->entries :
+		    need->bytes - done->bytes;
+		over = (by_count ? u[i].count : u[i].alloc) - share;
+		if (left <= 0 || over <= 0)
+			break;
+		f = *tmpl;
+		f.fs_id = fs->id;
+		f.uid = u[i].uid;
+		want.bytes = by_count ? 0 : over < left ? over : left;
+		want.entries = !by_count ? 0 : over < left ? over : left;
+		policy_add(done, done, policy_purge_upto(d, fs, &f, reason,
+		    want));
+	}
+	free(u);
+}
+
+/*
  * Purge @need of the entries of @fs that @tmpl takes (its states and
  * flags), fairly: the users over their share first.  A user's share is
  * an equal part of what the trash holds on the filesystem: the allocated
- * bytes of its live entries (or, for a goal in entries alone, their
- * number) over the number of users who have any.  Those over it are
- * purged first, the largest first, each oldest first and down to the
- * share at most; only if that is not enough, everyone, oldest first.
- * One user filling the disk, or its inodes, through the trash loses
- * their own entries before anyone else's.  What was purged.
+ * bytes of its live entries over the number of users who have any, and
+ * for a goal in entries, their number likewise (a round in each unit the
+ * goal has).  Those over it are purged first, the largest first, each
+ * oldest first and down to the share at most; only if that is not
+ * enough, everyone, oldest first.  One user filling the disk, or its
+ * inodes, through the trash loses their own entries before anyone
+ * else's.  What was purged.
  */
 static struct purge_amount
 policy_purge_fair(struct trashd *d, struct tfs *fs,
@@ -379,43 +422,12 @@ policy_purge_fair(struct trashd *d, struct tfs *fs,
     struct purge_amount need)
 {
 	struct index_filter f;
-	struct usage *u = NULL;
-	struct purge_amount done = { 0, 0 }, want;
-	bool by_count = need.bytes <= 0;
-	int64_t held = 0, share, over;
-	size_t i, n = 0;
+	struct purge_amount done = { 0, 0 };
 
-	if (policy_reached(&done, &need) ||
-	    index_usage_all(d->db, fs->id, &u, &n) < 0)
-		return done;
-	for (i = 0; i < n; i++)
-		held += by_count ? u[i].count : u[i].alloc;
-	share = n > 0 ? held / (int64_t)n : 0;
-	if (n > 1)
-		qsort(u, n, sizeof(*u), by_count ? policy_by_count :
-		    policy_by_alloc);
-	for (i = 0; i < n && !policy_reached(&done, &need); i++) {
-		over = (by_count ? u[i].count : u[i].alloc) - share;
-		if (over <= 0)
-			break;
-		f = *tmpl;
-		f.fs_id = fs->id;
-		f.uid = u[i].uid;
-		/* Down to the share, in the unit of fairness only. */
-		want = policy_left(&need, &done);
-		if (by_count) {
-			want.bytes = 0;
-			if (over < want.entries)
-				want.entries = over;
-		} else {
-			want.entries = 0;
-			if (over < want.bytes)
-				want.bytes = over;
-		}
-		policy_add(&done, &done, policy_purge_upto(d, fs, &f, reason,
-		    want));
-	}
-	free(u);
+	if (need.bytes > 0)
+		policy_fair_round(d, fs, tmpl, reason, false, &need, &done);
+	if (need.entries > done.entries)
+		policy_fair_round(d, fs, tmpl, reason, true, &need, &done);
 	if (policy_reached(&done, &need))
 		return done;
 	f = *tmpl;

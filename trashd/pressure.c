@@ -135,22 +135,24 @@ pressure_deficit(struct tfs *fs)
 }
 
 /*
- * Is @fs out of inodes for @waiters writers, with blocks to spare?  Then
- * an ENOSPC is the inodes', and a purge counts entries: in bytes, a
- * trash of small or empty files would be emptied for one create.
+ * Is @fs out of inodes for @waiters writers?  Then an ENOSPC is (also)
+ * the inodes', and a purge counts entries: in bytes, a trash of small or
+ * empty files would be emptied for one create.  *@blocks_spare: more
+ * than PRESSURE_MIN_BYTES are free besides, so the purge need not count
+ * bytes at all.
  */
 static bool
-pressure_inodes_short(struct tfs *fs, uint32_t waiters, bool *blocks_too)
+pressure_inodes_short(struct tfs *fs, uint32_t waiters, bool *blocks_spare)
 {
 	struct statvfs sv;
 
-	*blocks_too = true;
-	if (fstatvfs(fs->rootfd, &sv) < 0 || sv.f_files == 0)
+	*blocks_spare = false;
+	if (fstatvfs(fs->rootfd, &sv) < 0 || sv.f_files == 0 ||
+	    sv.f_favail >= (fsfilcnt_t)PRESSURE_STEP_ENTRIES * waiters)
 		return false;
-	*blocks_too = (int64_t)(sv.f_bavail * sv.f_frsize) <
+	*blocks_spare = (int64_t)(sv.f_bavail * sv.f_frsize) >=
 	    PRESSURE_MIN_BYTES;
-	return sv.f_favail < (fsfilcnt_t)PRESSURE_STEP_ENTRIES *
-	    (waiters > 1 ? waiters : 1);
+	return true;
 }
 
 /* What an event's purge aims at in all. */
@@ -260,19 +262,23 @@ pressure_rest_add(struct tfs *fs, const struct trashbin_pressure_event *ev,
 }
 
 /*
- * What @left still asks after a step of @cap that freed @freed: nothing
- * if the step freed nothing and queued no wipe (nothing left to purge);
- * a queued wipe counts as the step.
+ * What @left still asks after a step of @cap that freed @freed.  Only
+ * progress in a unit still asked counts (entries without blocks are
+ * none for a rest in bytes); none, and nothing left to purge: the rest
+ * ends, unless the step queued wipes, which count as the step.
  */
 static void
 pressure_rest_less(struct purge_amount *left, struct purge_amount cap,
     struct purge_amount freed, bool wiping)
 {
-	if (freed.bytes <= 0 && freed.entries <= 0 && !wiping) {
+	bool progress = (left->bytes > 0 && freed.bytes > 0) ||
+	    (left->entries > 0 && freed.entries > 0);
+
+	if (!progress && !wiping) {
 		left->bytes = left->entries = 0;
 		return;
 	}
-	if (freed.bytes <= 0 && freed.entries <= 0)
+	if (!progress)
 		freed = cap;
 	left->bytes -= freed.bytes;
 	left->entries -= freed.entries;
@@ -333,7 +339,7 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 	struct purge_amount freed = { 0, 0 }, f, step, share;
 	uint64_t seq = 0;
 	uint32_t w;
-	bool wiping, any_wiping = false, inodes, blocks;
+	bool wiping, any_wiping = false, inodes, spare;
 	ssize_t n;
 	size_t i;
 
@@ -368,26 +374,28 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 		}
 		/*
 		 * A step for each writer waiting, so that all may go on: in
-		 * bytes, and root's reserve first; in entries when the
-		 * filesystem is out of inodes (in both if out of both).
+		 * bytes, root's reserve first; in entries too when the
+		 * filesystem is out of inodes, in entries alone if blocks
+		 * are to spare.  Entries freed count in the answer only
+		 * then: for blocks, empty files free nothing.
 		 */
 		w = ev[i].waiters > 1 ? ev[i].waiters : 1;
-		inodes = false;
-		blocks = true;
-		if (ev[i].reason == TRASHBIN_PRESSURE_ENOSPC)
-			inodes = pressure_inodes_short(fs, w, &blocks);
+		inodes = ev[i].reason == TRASHBIN_PRESSURE_ENOSPC &&
+		    pressure_inodes_short(fs, w, &spare);
 		step.entries = inodes ? PRESSURE_STEP_ENTRIES * (int64_t)w : 0;
-		step.bytes = !blocks ? 0 : PRESSURE_STEP_BYTES * (int64_t)w +
+		step.bytes = inodes && spare ? 0 :
+		    PRESSURE_STEP_BYTES * (int64_t)w +
 		    (ev[i].reason == TRASHBIN_PRESSURE_ENOSPC ?
 		    pressure_deficit(fs) : 0);
 		/* Before the step: the inodes it frees show in statvfs. */
-		share = pressure_share(d, fs, ev[i].reason, inodes, blocks);
+		share = pressure_share(d, fs, ev[i].reason, inodes,
+		    !(inodes && spare));
 		f = pressure_purge(d, fs, &ev[i], step, &wiping);
 		freed.bytes += f.bytes;
-		freed.entries += f.entries;
+		if (inodes)
+			freed.entries += f.entries;
 		any_wiping |= wiping;
-		pressure_rest_less(&share, step, f, wiping || f.bytes > 0 ||
-		    f.entries > 0);
+		pressure_rest_less(&share, step, f, wiping);
 		pressure_rest_add(fs, &ev[i], share);
 	}
 	if (seq == 0)
