@@ -123,43 +123,11 @@ if [ "$flavor" = patched ]; then
 	fi
 fi
 
-# 3. The config: tinyconfig plus the fragments (a later one overrides an
-#    earlier), redone when any of them changes.
+# 3. The config (line_configure): tinyconfig plus the fragments, redone
+#    when any of them changes; ckey names them.
 out=$cache/out$line_sfx-$flavor$variant
-mkdir -p "$out"
-# A line may override the shared fragments with its own of the same name.
-frag() { if [ -f "$line_dir/$1" ]; then echo "$line_dir/$1"; else echo "$kernel_dir/config/$1"; fi; }
-frags=("$(frag guest.config)")
-[ "$variant" = -debug ] && frags+=("$(frag debug.config)")
-ckey=$( (echo "$ver"; cat "${frags[@]}") | sha256sum | cut -c1-16)
-if [ "$(cat "$out/.trashbin-config" 2>/dev/null)" != "$ckey" ] ||
-   [ ! -f "$out/.config" ]; then
-	log "configuring $flavor kernel"
-	make -s -C "$tree" O="$out" tinyconfig >&2
-	KCONFIG_CONFIG="$out/.config" "$tree/scripts/kconfig/merge_config.sh" \
-		-m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
-	make -s -C "$tree" O="$out" olddefconfig >&2
-	# Every option the fragments ask for (the last word on each) must
-	# have taken; "is not set" also holds for an option now hidden.
-	declare -A want=()
-	while IFS= read -r line; do
-		case "$line" in
-		CONFIG_*=*) want[${line%%=*}]=$line ;;
-		"# CONFIG_"*" is not set") o=${line#\# }; want[${o%% *}]=$line ;;
-		esac
-	done < <(cat "${frags[@]}")
-	bad=0
-	for o in "${!want[@]}"; do
-		line=${want[$o]}
-		[ "$flavor" = vanilla ] && [ "$o" = CONFIG_FS_TRASHBIN ] && continue
-		case "$line" in
-		"#"*) ! grep -q "^$o=" "$out/.config" ;;
-		*) grep -qxF "$line" "$out/.config" ;;
-		esac || { log "config option did not take: $line"; bad=1; }
-	done
-	[ "$bad" = 0 ] || exit 1
-	echo "$ckey" > "$out/.trashbin-config"
-fi
+line_configure "$tree" "$out" "$flavor" "$variant" || exit 1
+ckey=$line_ckey
 
 # 3b. The release and build strings, the same for the plain build and
 #     the package: 6.1.N-trashbin (the tree's own is 6.1.N, which any

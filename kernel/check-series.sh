@@ -5,19 +5,70 @@
 # each is checkpatch.pl --strict clean (the line's own checkpatch).  Then
 # that the lines' UAPI headers are byte for byte the same: one trashd and
 # one trashctl serve both kernels.
-#   kernel/check-series.sh [--line LINE]
+#   kernel/check-series.sh [--line LINE] [--build]
+#
+# --build: then every prefix of each series builds (the series is
+# bisectable): a tree of its own in the cache ($TRASHBIN_CACHE/bisect-LINE,
+# out-bisect-LINE) gets the patches one at a time, and the guest kernel
+# (kernel/build.sh's config, line_configure) is built after each, make
+# rebuilding what the patch touched.  For a series change, before it is
+# called done; long: the first build is a cold one (about 10 minutes on
+# 2 cores), and each patch that touches a header much of the kernel
+# includes (include/linux/fs.h) costs nearly as much again.
 set -euo pipefail
 kernel_dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=kernel/line.sh
 . "$kernel_dir/line.sh"
-lines=()
-case "${1:-}" in
---line) lines=("${2:?usage: $0 [--line LINE]}") ;;
-'') for l in "${kernel_lines[@]}"; do
-	[ -f "$kernel_dir/$l/series" ] && lines+=("$l")
-    done ;;
-*) echo "usage: $0 [--line LINE]" >&2; exit 2 ;;
-esac
+lines=() build=0
+usage() { echo "usage: $0 [--line LINE] [--build]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--line) [ -n "${2:-}" ] || usage; lines=("$2"); shift ;;
+	--build) build=1 ;;
+	*) usage ;;
+	esac
+	shift
+done
+if [ ${#lines[@]} = 0 ]; then
+	for l in "${kernel_lines[@]}"; do
+		[ -f "$kernel_dir/$l/series" ] && lines+=("$l")
+	done
+fi
+cache=${TRASHBIN_CACHE:-/var/cache/trashbin}
+
+# build_prefixes: every prefix of $line's series builds.
+build_prefixes() {
+	local bt=$cache/bisect-$line bo=$cache/out-bisect-$line p n=0 t0
+	mkdir -p "$cache"
+	exec 9>>"$cache/.build.lock"
+	flock 9	# kernel/build.sh's: one build at a time on this machine
+	echo "# every prefix of the $line series builds ($bt)"
+	rsync -a --delete "$line_pristine/" "$bt/"
+	line_configure "$bt" "$bo" prefix "" || { fail=1; return; }
+	for p in $listed; do
+		n=$((n + 1))
+		patch -d "$bt" -p1 -s -F0 --no-backup-if-mismatch \
+			< "$line_dir/patches/$p" || { fail=1; return; }
+		# A Kconfig option a patch adds: the fragments' value for it.
+		if grep -q '^+++ b/.*Kconfig' "$line_dir/patches/$p"; then
+			line_configure "$bt" "$bo" prefix "" force ||
+				{ fail=1; return; }
+		fi
+		t0=$(date +%s)
+		if make -s -C "$bt" O="$bo" -j"$(nproc)" bzImage \
+				> "$bo/build-$n.log" 2>&1 &&
+		   ! grep -E 'warning:|error:' "$bo/build-$n.log"; then
+			echo "builds, warning-free ($(( $(date +%s) - t0 ))s): 1-$n ($p)"
+		else
+			echo "does not build, or warns: 1-$n ($p)"
+			grep -E -A3 'warning:|error:' "$bo/build-$n.log" |
+				head -n 20 | sed 's/^/  /'
+			fail=1
+			return
+		fi
+	done
+	flock -u 9
+}
 
 fail=0
 work=$(mktemp -d)
@@ -74,5 +125,6 @@ for l in "${lines[@]}"; do
 	else
 		cp "$h" "$work/uapi.h"
 	fi
+	[ "$build" = 0 ] || build_prefixes
 done
 exit $fail

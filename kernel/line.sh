@@ -63,3 +63,54 @@ line_extract() {
 line_patches() {
 	grep -v -e '^#' -e '^$' "$line_dir/series" | sed "s|^|$line_dir/patches/|"
 }
+
+# line_configure TREE OUT FLAVOR VARIANT [force]: OUT/.config for TREE, tinyconfig
+# plus the guest fragments (config/guest.config, and debug.config for
+# VARIANT -debug; a line's own fragment of the same name instead), a
+# later one overriding an earlier; redone only when they change.  Every
+# option they ask for must take, but CONFIG_FS_TRASHBIN where FLAVOR is
+# not "patched" (vanilla, or a part of the series that does not add it
+# yet).  Sets line_ckey, the key of the config's inputs.  "force": again
+# even if they did not change (the tree's Kconfig did).
+line_configure() {
+	local tree=$1 out=$2 flavor=$3 variant=$4 force=${5:-} f o l bad=0
+	local -a frags=()
+	local -A want=()
+	for f in guest.config ${variant:+debug.config}; do
+		if [ -f "$line_dir/$f" ]; then
+			frags+=("$line_dir/$f")
+		else
+			frags+=("$kernel_dir/config/$f")
+		fi
+	done
+	line_ckey=$( (echo "$line_ver"; cat "${frags[@]}") | sha256sum | cut -c1-16)
+	mkdir -p "$out"
+	if [ -z "$force" ] &&
+	   [ "$(cat "$out/.trashbin-config" 2>/dev/null)" = "$line_ckey" ] &&
+	   [ -f "$out/.config" ]; then
+		return 0
+	fi
+	echo "kernel: configuring the $flavor kernel in $out" >&2
+	make -s -C "$tree" O="$out" tinyconfig >&2
+	KCONFIG_CONFIG="$out/.config" "$tree/scripts/kconfig/merge_config.sh" \
+		-m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
+	make -s -C "$tree" O="$out" olddefconfig >&2
+	# Every option the fragments ask for (the last word on each) must
+	# have taken; "is not set" also holds for an option now hidden.
+	while IFS= read -r l; do
+		case "$l" in
+		CONFIG_*=*) want[${l%%=*}]=$l ;;
+		"# CONFIG_"*" is not set") o=${l#\# }; want[${o%% *}]=$l ;;
+		esac
+	done < <(cat "${frags[@]}")
+	for o in "${!want[@]}"; do
+		l=${want[$o]}
+		[ "$flavor" != patched ] && [ "$o" = CONFIG_FS_TRASHBIN ] && continue
+		case "$l" in
+		"#"*) ! grep -q "^$o=" "$out/.config" ;;
+		*) grep -qxF "$l" "$out/.config" ;;
+		esac || { echo "kernel: config option did not take: $l" >&2; bad=1; }
+	done
+	[ "$bad" = 0 ] || return 1
+	echo "$line_ckey" > "$out/.trashbin-config"
+}
