@@ -176,13 +176,16 @@ t_no_trashd() {
 	as $A tbtool write buffered $P/$A/new 60 1 > /tmp/w.out 2>&1 &
 	wp=$!
 	until grep -q "^1 $A " /tmp/listen.out; do usleep 10000; done
+	# From the kill: the write before its ENOSPC takes seconds of its
+	# own on a loaded host or the KASAN build.
+	t0=$(tbtool now)
 	kill -9 $lp
 	wait $wp && die "the write succeeded though the daemon died"
 	dt=$(($(tbtool now) - t0))
 	echo 2000 > /proc/sys/fs/trashbin/space_wait_ms
 	grep -q ENOSPC /tmp/w.out || die "not ENOSPC: $(cat /tmp/w.out)"
-	echo "listener killed while a writer waited: ENOSPC after $dt ms (bound 10 s)"
-	[ $dt -lt 8000 ] || die "the writer waited out its bound: $dt ms"
+	echo "listener killed while a writer waited: ENOSPC $dt ms after the kill (bound 10 s)"
+	[ $dt -lt 5000 ] || die "the writer waited out its bound: $dt ms"
 }
 
 # 6. Quota: alice's trash holds her quota; a write over it waits for a
