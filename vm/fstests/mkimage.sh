@@ -15,7 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cache=${TRASHBIN_CACHE:-/var/cache/trashbin}/fstests
-tarball=${TRASHBIN_FSTESTS_TARBALL:-$(ls "$top"/../shared/fstests/fstests-*.tar.xz 2>/dev/null | head -n 1)}
+tarball=${TRASHBIN_FSTESTS_TARBALL:-$(ls "$top"/../shared/fstests/fstests-*.tar.xz 2>/dev/null | head -n 1 || :)}
 log() { echo "vm/fstests/mkimage.sh: $*" >&2; }
 [ -f "$tarball" ] || {
 	log "no fstests source: put fstests-*.tar.xz in ../shared/fstests or set TRASHBIN_FSTESTS_TARBALL"
