@@ -452,16 +452,21 @@ ns_ops() {
 		$P/$A/$1/$(nm $((K + $2))) ;;
 	esac
 }
-t_namespace() {
-	fresh_fs
-	# How many 200-byte names one directory block holds: K.
-	as $A mkdir $P/$A/probe || die "mkdir"
+# names_per_block DIR BLOCK: K, how many of nm's 200-byte names one
+# directory block of BLOCK bytes holds (alice makes DIR and fills it
+# until it grows a second block).
+names_per_block() {
+	as $A mkdir $1 || die "mkdir $1"
 	K=0
-	while [ "$(stat -c %s $P/$A/probe)" = 4096 ]; do
-		as $A touch $P/$A/probe/$(nm $K) || die "touch"
+	while [ "$(stat -c %s $1)" = $2 ]; do
+		as $A touch $1/$(nm $K) || die "touch"
 		K=$((K + 1))
 	done
 	K=$((K - 1))
+}
+t_namespace() {
+	fresh_fs
+	names_per_block $P/$A/probe 4096
 	# A directory of one full block for each operation that adds a name.
 	for d in creat mknod link rename; do
 		as $A mkdir $P/$A/$d || die "mkdir $d"
@@ -589,13 +594,7 @@ t_no_wait() {
 	# ext4's reserve) with its one block full of 200-byte names, and a
 	# flagged file of such a name to rename over: its trash link needs
 	# a block.
-	as $A mkdir $P/$A/probe || die "mkdir probe"
-	K=0
-	while [ "$(stat -c %s $P/$A/probe)" = 1024 ]; do
-		as $A touch $P/$A/probe/$(nm $K) || die "touch"
-		K=$((K + 1))
-	done
-	K=$((K - 1))
+	names_per_block $P/$A/probe 1024
 	as $A touch $P/$A/$(nm 0) && tbtool chattr +u $P/$A/$(nm 0) &&
 		as $A rm $P/$A/$(nm 0) || die "her first entry"
 	i=1
