@@ -155,10 +155,10 @@ pressure_inodes_short(struct tfs *fs, uint32_t waiters, bool *blocks_spare)
 	return true;
 }
 
-/* What an event's purge aims at in all. */
+/* What an event's purge aims at in all, in the units of its first @step. */
 static struct purge_amount
 pressure_share(struct trashd *d, struct tfs *fs, uint32_t reason,
-    bool inodes, bool blocks)
+    struct purge_amount step)
 {
 	struct purge_amount want = { 0, 0 };
 	struct statvfs sv;
@@ -175,12 +175,12 @@ pressure_share(struct trashd *d, struct tfs *fs, uint32_t reason,
 		want.bytes = low > avail ? low - avail : 0;
 		return want;
 	}
-	if (inodes) {
+	if (step.entries > 0) {
 		want.entries = (int64_t)(sv.f_files / 100);
 		if (want.entries < PRESSURE_MIN_ENTRIES)
 			want.entries = PRESSURE_MIN_ENTRIES;
 		want.entries -= (int64_t)sv.f_favail;
-		if (!blocks)
+		if (step.bytes <= 0)
 			return want;
 	}
 	want.bytes = PRESSURE_MIN_BYTES;
@@ -388,8 +388,7 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 		    (ev[i].reason == TRASHBIN_PRESSURE_ENOSPC ?
 		    pressure_deficit(fs) : 0);
 		/* Before the step: the inodes it frees show in statvfs. */
-		share = pressure_share(d, fs, ev[i].reason, inodes,
-		    !(inodes && spare));
+		share = pressure_share(d, fs, ev[i].reason, step);
 		f = pressure_purge(d, fs, &ev[i], step, &wiping);
 		freed.bytes += f.bytes;
 		if (inodes)
