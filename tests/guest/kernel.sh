@@ -554,6 +554,85 @@ t_nfs() {
 	check_eq "links" "1 1" "$(stat -c %h $T/$A/o $M/tn/o | tr '\n' ' ' | sed 's/ $//')"
 }
 
+# 18. The kernel SMB server (ksmbd): a file an SMB client deletes (delete
+#     on close, how clients delete) or renames over goes to the server's
+#     trash under the session user's uid.  ksmbd's user-space half is
+#     ksmbd-tools' ksmbd.mountd (unpacked on the host, not installed:
+#     tests/deps.sh); the client is the kernel's own, over loopback.
+smb_up() {
+	command -v ksmbd.tools >/dev/null || { echo "no ksmbd.tools in the guest"; return 1; }
+	for smb_tool in mountd adduser control; do
+		ln -sf ksmbd.tools /usr/local/bin/ksmbd.$smb_tool
+	done
+	ip link set lo up || return 1
+	mkdir -p /etc/ksmbd /smb
+	grep -q '^tbsmb:' /etc/passwd || echo "tbsmb:x:$A:$A::/:/bin/sh" >> /etc/passwd
+	grep -q '^tbsmb:' /etc/group || echo "tbsmb:x:$A:" >> /etc/group
+	printf '[global]\n\tserver min protocol = SMB3\n[ts]\n\tpath = %s\n\tread only = no\n' \
+		"$M/ts" > /etc/ksmbd/ksmbd.conf
+	ksmbd.adduser -a tbsmb -p tbpass >/dev/null || return 1
+	# mountd logs to syslog only.
+	syslogd -O /tmp/mountd.log
+	ksmbd.mountd || return 1
+	# mountd starts the server asynchronously: a few tries.
+	for smb_try in 1 2 3 4 5 6 7 8 9 10; do
+		tbtool mount //127.0.0.1/ts /smb cifs \
+			ip=127.0.0.1,username=tbsmb,password=tbpass,vers=3.1.1 \
+			2>/dev/null && return 0
+		sleep 1
+	done
+	tbtool mount //127.0.0.1/ts /smb cifs \
+		ip=127.0.0.1,username=tbsmb,password=tbpass,vers=3.1.1 && return 0
+	echo "ksmbd.mountd's log:"
+	cat /tmp/mountd.log
+	dmesg | grep -i -e ksmbd -e cifs | tail -20
+	return 1
+}
+smb_down() {
+	grep -q " /smb " /proc/mounts && umount /smb
+	ksmbd.control -s >/dev/null 2>&1
+	killall syslogd 2>/dev/null
+	:
+}
+t_smb() {
+	reset_trash
+	fresh_dir ts $A
+	tbtool chattr +u $M/ts
+	as $A sh -c "echo over-smb > $M/ts/f && echo old > $M/ts/o &&
+		echo new > $M/ts/n && echo held > $M/ts/h" ||
+		die "cannot write the files"
+	# Another user's directory the session's user may not change.
+	fresh_dir ts/ro $B
+	tbtool chattr +u $M/ts/ro
+	as $B sh -c "echo theirs > $M/ts/ro/x" || die "cannot write as $B"
+	smb_up || { smb_down; die "cannot share and mount over SMB"; }
+	rm /smb/f || { smb_down; die "rm over SMB failed"; }
+	mv -f /smb/n /smb/o || { smb_down; die "mv over SMB failed"; }
+	smb_refused=0
+	rm /smb/ro/x 2>/dev/null || smb_refused=1
+	# Delete on close follows the handle: a file a client deletes while
+	# it holds it open goes when the last handle closes; moved into the
+	# trash by an rm on the server meanwhile, it stays there.
+	exec 3< /smb/h || { smb_down; die "cannot open over SMB"; }
+	rm /smb/h || { exec 3<&-; smb_down; die "rm of an open file over SMB failed"; }
+	as $A rm $M/ts/h || { exec 3<&-; smb_down; die "rm on the server failed"; }
+	exec 3<&-
+	smb_down
+	check_absent $M/ts/f
+	check_eq "deleted over SMB: in the trash" over-smb "$(cat $T/$A/f)"
+	check_eq "its deleter" $A "$(xget $T/$A/f uid)"
+	check_eq "its path" ts/f "$(xget $T/$A/f path)"
+	check_eq "replaced over SMB: in the trash" old "$(cat $T/$A/o)"
+	check_eq "the new file in place" new "$(cat $M/ts/o)"
+	check_eq "links" "1 1" "$(stat -c %h $T/$A/o $M/ts/o | tr '\n' ' ' | sed 's/ $//')"
+	check_eq "rm of another user's file refused" 1 "$smb_refused"
+	check_eq "refused: the file stays" theirs "$(cat $M/ts/ro/x)"
+	check_eq "moved to the trash while deleted by a handle: kept" held \
+		"$(cat $T/$A/h)"
+	check_eq "refused: nothing trashed" "0 3" \
+		"$(count_entries $T/$B) $(count_entries $T/$A)"
+}
+
 # What fstests sees differently (trashbin.rst, "What fstests sees"): a
 # file renamed over while a process holds it open keeps a link, its trash
 # name, until that goes (generic/035 expects 0 links at once).
@@ -617,6 +696,7 @@ run_test "xattr space full: trashed anyway" t_xattr_full
 run_test "a short record fits in the inode: no xattr block" t_record_in_inode
 run_test "overlayfs: upper removed or whited out, trashed" t_overlay
 run_test "NFSv4 over loopback: rm and mv by a client trash" t_nfs
+run_test "SMB3 over loopback (ksmbd): rm and mv by a client trash" t_smb
 run_test "fstat of an open file renamed over: 1 link (its trash name) until purged" t_open_renamed_over
 run_test "a file handle opens the trashed inode (root only) until purged, then ESTALE" t_handle_trashed
 done_testing

@@ -80,6 +80,13 @@ if [ "$suite" = races ] && [ -x /usr/bin/stress-ng ]; then
 	*) export TRASHBIN_GUEST_BINS="${TRASHBIN_GUEST_BINS:-} /usr/bin/stress-ng" ;;
 	esac
 fi
+# The kernel suite's SMB test runs ksmbd's user-space half, ksmbd-tools'
+# ksmbd.mountd (tests/deps.sh unpacks it into the cache); without it that
+# test fails, saying so.
+ksmbd_tools=${TRASHBIN_CACHE:-/var/cache/trashbin}/ksmbd-tools/usr/libexec/ksmbd.tools
+if [ "$suite" = kernel ] && [ -x "$ksmbd_tools" ]; then
+	export TRASHBIN_GUEST_BINS="${TRASHBIN_GUEST_BINS:-} $ksmbd_tools"
+fi
 "$here/mkinitramfs.sh" "$work/initramfs.cpio.gz"
 rm -f "$work/disk.img" "$work/console.log" "$work/tap.log"
 truncate -s "$disk_size" "$work/disk.img"
