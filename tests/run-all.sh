@@ -19,14 +19,14 @@
 #
 # The long tier, before a kernel change is called done: the kernel suite
 # on the --debug kernel (KASAN, lockdep), the races and the random
-# workload at length on it with stress-ng for 5 minutes, trashd under
+# workload at length on it with stress-ng for 4 minutes, trashd under
 # 20,000 deletes on it, the end-to-end suite with trashd under valgrind,
 # the kernel suite on vanilla (it must fail), the 6.12 line's kernel and
 # pressure suites, the full guest of Debian 13 (trixie, the 6.12 kernel
-# package) and fstests patched vs vanilla.  Two at a time as well, the
-# longest first; fstests, whose patched and vanilla guests run side by
-# side, takes both cores (PROCESSORS 2).  README.md says what each
-# costs.
+# package) and fstests patched vs vanilla on both lines.  Two at a time
+# as well, the longest first; fstests, which runs two guests at once
+# (tests/long/fstests-all.sh), takes both cores (PROCESSORS 2).
+# README.md says what each costs.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"

@@ -9,10 +9,14 @@
 # differences listed in vm/fstests/expected (each documented in
 # trashbin.rst, with a guest test of what the series does instead).
 #
-#   tests/long/fstests.sh [--line L] [OUT]
+#   tests/long/fstests.sh [--line L] [--smp N] [--cached] [OUT]
 #
 # --line: the kernel line (kernel/line.sh; default kernel/build.sh's), both
 # kernels of it.  OUT defaults to $TRASHBIN_CACHE/fstests/last-LINE.
+# --smp: the patched guest's vCPUs when the vanilla results are cached (2;
+# tests/long/fstests-all.sh runs two lines side by side at 1).  --cached:
+# build what is missing, run nothing, and succeed only if the vanilla
+# results are cached.
 #
 # Prints "fstests: N passed, M failed" per kernel and the patched-only
 # failures with their diffs.  Fails on a patched-only failure that is not
@@ -20,11 +24,17 @@
 # and on a patched run that trashed nothing.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-kline=()
-if [ "${1:-}" = --line ]; then
-	kline=(--line "${2:?usage: $0 [--line L] [OUT]}")
-	shift 2
-fi
+kline=() alone_smp=2 cached_only=0
+usage="usage: $0 [--line L] [--smp N] [--cached] [OUT]"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--line) kline=(--line "${2:?$usage}"); shift 2 ;;
+	--smp) alone_smp=${2:?$usage}; shift 2 ;;
+	--cached) cached_only=1; shift ;;
+	-*) echo "$usage" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
 here_line=$( . "$top/kernel/line.sh"; echo "${kline[1]:-$kernel_default_line}")
 out=${1:-${TRASHBIN_CACHE:-/var/cache/trashbin}/fstests/last-$here_line}
 start=$(date +%s)
@@ -38,20 +48,24 @@ echo "# kernels and image ready in $(( $(date +%s) - start ))s"
 mkdir -p "$out"
 # The vanilla run depends on none of the series: its results are kept,
 # keyed on the vanilla kernel, the image, the subset and the scripts that
-# run it, and a second run reuses them (the patched guest then gets both
-# cores).
+# run it, and a second run reuses them (the patched guest then gets
+# --smp vCPUs, both cores unless told otherwise).
 vkey=$( {
 	sha256sum "$vkernel" "$top/vm/fstests/subset" "$top/vm/fstests/run.sh" | cut -d' ' -f1
 	basename "$img"
 } | sha256sum | cut -c1-16)
 vcache=${TRASHBIN_CACHE:-/var/cache/trashbin}/fstests/vanilla-$here_line-$vkey
 t=$(date +%s)
+if [ "$cached_only" = 1 ]; then
+	[ -f "$vcache/results/result.xml" ]
+	exit
+fi
 vpid= smp=1
 rm -rf "$out/vanilla"
 if [ -f "$vcache/results/result.xml" ]; then
 	echo "# the vanilla results of an earlier run with the same inputs: $vcache"
 	cp -a "$vcache" "$out/vanilla"
-	smp=2
+	smp=$alone_smp
 else
 	"$top/vm/fstests/run.sh" "${kline[@]}" --vanilla "$out/vanilla" > "$out/vanilla.log" 2>&1 &
 	vpid=$!
