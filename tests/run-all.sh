@@ -10,8 +10,9 @@
 # The default tier: the host tests (as built, the unit suites under
 # valgrind, all under ASan and UBSan, a Release and a clang build, the
 # Debian packages and lintian), the quick-guest suites on the patched
-# kernel as an admin installs it (the kernel contract with nfsd and
-# overlayfs, races, trashd, the control socket) and the full Debian guest
+# kernel as an admin installs it (the kernel contract with nfsd, ksmbd and
+# overlayfs, on both kernel lines; races, trashd, the control socket, space
+# pressure) and the full Debian guest
 # that installs the packages, that kernel's among them (end-to-end, two
 # boots, the first one provisioning).  Two at a time (ctest -j2), the
 # longest first: the full guest beside the space pressure guest, then the
@@ -21,8 +22,8 @@
 # on the --debug kernel (KASAN, lockdep), the races and the random
 # workload at length on it with stress-ng for 4 minutes, trashd under
 # 20,000 deletes on it, the end-to-end suite with trashd under valgrind,
-# the kernel suite on vanilla (it must fail), the 6.12 line's kernel and
-# pressure suites, the full guest of Debian 13 (trixie, the 6.12 kernel
+# the kernel suite on vanilla (it must fail), the 6.12 line's pressure
+# suite, the full guest of Debian 13 (trixie, the 6.12 kernel
 # package) and fstests patched vs vanilla on both lines.  Two at a time
 # as well, the longest first; fstests, which runs two guests at once
 # (tests/long/fstests-all.sh), takes both cores (PROCESSORS 2).
@@ -55,6 +56,9 @@ stamp "user space built"
 TRASHBIN_BZIMAGE=$(kernel/build.sh)
 export TRASHBIN_BZIMAGE
 stamp "kernel built"
+# The 6.12 line's kernel suite runs in both tiers (guest-kernel-6.12).
+kernel/build.sh --line 6.12 >/dev/null
+stamp "the 6.12 line's kernel built"
 if [ "$tier" = long ]; then
 	# The long tier's kernels, each build on both cores, before its
 	# tests run two at a time: the debug one for the quick guests, the
@@ -65,7 +69,7 @@ if [ "$tier" = long ]; then
 	TRASHBIN_BZIMAGE_DEBUG=$(kernel/build.sh --debug)
 	TRASHBIN_BZIMAGE_VANILLA=$(kernel/build.sh --vanilla)
 	export TRASHBIN_BZIMAGE_DEBUG TRASHBIN_BZIMAGE_VANILLA
-	for k in --patched --debug --vanilla --deb; do
+	for k in --debug --vanilla --deb; do
 		kernel/build.sh --line 6.12 "$k" >/dev/null
 	done
 	stamp "debug and vanilla kernels, and the 6.12 line's, built"
