@@ -578,11 +578,10 @@ smb_up() {
 	for smb_try in 1 2 3 4 5 6 7 8 9 10; do
 		tbtool mount //127.0.0.1/ts /smb cifs \
 			ip=127.0.0.1,username=tbsmb,password=tbpass,vers=3.1.1 \
-			2>/dev/null && return 0
+			2>/tmp/smb-mount.err && return 0
 		sleep 1
 	done
-	tbtool mount //127.0.0.1/ts /smb cifs \
-		ip=127.0.0.1,username=tbsmb,password=tbpass,vers=3.1.1 && return 0
+	cat /tmp/smb-mount.err
 	echo "ksmbd.mountd's log:"
 	cat /tmp/mountd.log
 	dmesg | grep -i -e ksmbd -e cifs | tail -20
