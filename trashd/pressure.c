@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/quota.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,6 +157,51 @@ pressure_inodes_short(struct tfs *fs, uint32_t waiters, bool *blocks_spare)
 	return true;
 }
 
+/* The lower of two quota limits, 0 meaning none. */
+static uint64_t
+pressure_limit(uint64_t hard, uint64_t soft)
+{
+	if (hard == 0 || (soft != 0 && soft < hard))
+		return soft;
+	return hard;
+}
+
+/*
+ * Is @uid at its inode quota on @fs for @waiters creates?  Then an EDQUOT
+ * is (also) the inodes', and a purge of its trash counts entries: in
+ * bytes, a trash of empty files would be emptied for one create, and the
+ * writers told that nothing was freed.  *@blocks_spare: it is not at its
+ * block quota besides, so the purge need not count bytes at all.  Read
+ * with quotactl_fd(2) (Linux 5.14; the unit allows it, CAP_SYS_ADMIN
+ * reads any uid's): without it, or without limits, bytes as before.
+ */
+static bool
+pressure_quota_inodes(struct tfs *fs, uint32_t uid, uint32_t waiters,
+    bool *blocks_spare)
+{
+	struct if_dqblk dq;
+	uint64_t ilimit, blimit;
+
+	*blocks_spare = false;
+	memset(&dq, 0, sizeof(dq));
+	if (syscall(SYS_quotactl_fd, fs->rootfd,
+	    QCMD(Q_GETQUOTA, USRQUOTA), (unsigned int)uid, &dq) < 0 ||
+	    (dq.dqb_valid & (QIF_ILIMITS | QIF_INODES)) !=
+	    (QIF_ILIMITS | QIF_INODES))
+		return false;
+	ilimit = pressure_limit(dq.dqb_ihardlimit, dq.dqb_isoftlimit);
+	if (ilimit == 0 || dq.dqb_curinodes + (uint64_t)PRESSURE_STEP_ENTRIES *
+	    waiters <= ilimit)
+		return false;
+	/* Block limits are in QIF_DQBLKSIZE units, 1 KiB. */
+	blimit = pressure_limit(dq.dqb_bhardlimit, dq.dqb_bsoftlimit);
+	*blocks_spare = (dq.dqb_valid & (QIF_BLIMITS | QIF_SPACE)) ==
+	    (QIF_BLIMITS | QIF_SPACE) && (blimit == 0 ||
+	    dq.dqb_curspace + (uint64_t)PRESSURE_MIN_BYTES <=
+	    blimit * QIF_DQBLKSIZE);
+	return true;
+}
+
 /* What an event's purge aims at in all, in the units of its first @step. */
 static struct purge_amount
 pressure_share(struct trashd *d, struct tfs *fs, uint32_t reason,
@@ -175,7 +222,12 @@ pressure_share(struct trashd *d, struct tfs *fs, uint32_t reason,
 		want.bytes = low > avail ? low - avail : 0;
 		return want;
 	}
-	if (step.entries > 0) {
+	if (step.entries > 0 && reason == TRASHBIN_PRESSURE_EDQUOT) {
+		/* The user's own: a step's worth, as many again for later. */
+		want.entries = 2 * step.entries;
+		if (step.bytes <= 0)
+			return want;
+	} else if (step.entries > 0) {
 		want.entries = (int64_t)(sv.f_files / 100);
 		if (want.entries < PRESSURE_MIN_ENTRIES)
 			want.entries = PRESSURE_MIN_ENTRIES;
@@ -375,13 +427,20 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 		/*
 		 * A step for each writer waiting, so that all may go on: in
 		 * bytes, root's reserve first; in entries too when the
-		 * filesystem is out of inodes, in entries alone if blocks
-		 * are to spare.  Entries freed count in the answer only
-		 * then: for blocks, empty files free nothing.
+		 * filesystem (ENOSPC) or the user's quota (EDQUOT) is out of
+		 * inodes, in entries alone if blocks are to spare.  Entries
+		 * freed count in the answer only then: for blocks, empty
+		 * files free nothing.
 		 */
 		w = ev[i].waiters > 1 ? ev[i].waiters : 1;
-		inodes = ev[i].reason == TRASHBIN_PRESSURE_ENOSPC &&
-		    pressure_inodes_short(fs, w, &spare);
+		if (ev[i].reason == TRASHBIN_PRESSURE_ENOSPC)
+			inodes = pressure_inodes_short(fs, w, &spare);
+		else if (ev[i].reason == TRASHBIN_PRESSURE_EDQUOT &&
+		    ev[i].uid != TRASHBIN_PRESSURE_ANY_UID)
+			inodes = pressure_quota_inodes(fs, ev[i].uid, w,
+			    &spare);
+		else
+			inodes = spare = false;
 		step.entries = inodes ? PRESSURE_STEP_ENTRIES * (int64_t)w : 0;
 		step.bytes = inodes && spare ? 0 :
 		    PRESSURE_STEP_BYTES * (int64_t)w +

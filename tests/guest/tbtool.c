@@ -738,7 +738,6 @@ static int cmd_now(int argc, char **argv)
 	return 0;
 }
 
-/* tbtool mkfiles DIR N: create N empty files DIR/f<i> */
 /* tbtool mkfiles DIR N [SIZE]: DIR/f0..f<N-1>, empty or of SIZE bytes. */
 static int cmd_mkfiles(int argc, char **argv)
 {
@@ -1244,28 +1243,38 @@ static int cmd_verify(int argc, char **argv)
 }
 
 /*
- * tbtool setquota DEV UID HARD_KIB: a user block quota (0: none; "used":
- * what the user uses now, so that their next block is over it).
+ * tbtool setquota DEV UID HARD_KIB [HARD_INODES]: a user quota, of blocks
+ * (0: none; "used": what the user uses now, so that their next block is
+ * over it) and, if given, of inodes (0: none; "+N": what the user has
+ * now and N more).
  */
 static int cmd_setquota(int argc, char **argv)
 {
 	struct if_dqblk dq = { 0 };
-	unsigned long long hard;
+	unsigned long long hard, inodes = 0;
 
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
-	if (!strcmp(argv[2], "used")) {
-		if (quotactl(QCMD(Q_GETQUOTA, USRQUOTA), argv[0],
-			     atoi(argv[1]), (caddr_t)&dq) < 0)
-			return fail("quotactl", argv[0]);
+	if (quotactl(QCMD(Q_GETQUOTA, USRQUOTA), argv[0], atoi(argv[1]),
+		     (caddr_t)&dq) < 0)
+		return fail("quotactl", argv[0]);
+	if (!strcmp(argv[2], "used"))
 		hard = (dq.dqb_curspace + 1023) / 1024;
-	} else {
+	else
 		hard = strtoull(argv[2], NULL, 10);	/* KiB */
-	}
+	if (argc == 4 && argv[3][0] == '+')
+		inodes = dq.dqb_curinodes + strtoull(argv[3] + 1, NULL, 10);
+	else if (argc == 4)
+		inodes = strtoull(argv[3], NULL, 10);
 	memset(&dq, 0, sizeof(dq));
 	dq.dqb_bhardlimit = hard;
 	dq.dqb_bsoftlimit = dq.dqb_bhardlimit;
 	dq.dqb_valid = QIF_BLIMITS;
+	if (argc == 4) {
+		dq.dqb_ihardlimit = inodes;
+		dq.dqb_isoftlimit = inodes;
+		dq.dqb_valid |= QIF_ILIMITS;
+	}
 	if (quotactl(QCMD(Q_SETQUOTA, USRQUOTA), argv[0], atoi(argv[1]),
 		     (caddr_t)&dq) < 0)
 		return fail("quotactl", argv[0]);
@@ -1414,7 +1423,7 @@ static const struct {
 	{ "write", cmd_write, "buffered|direct|mmap FILE MIB SEED" },
 	{ "pagecache", cmd_pagecache, "FILE MIB ROUNDS" },
 	{ "verify", cmd_verify, "FILE MIB SEED" },
-	{ "setquota", cmd_setquota, "DEV UID HARD_KIB" },
+	{ "setquota", cmd_setquota, "DEV UID HARD_KIB [HARD_INODES|+N]" },
 	{ "pressure", cmd_pressure, "TRASHDIR [LOW_BYTES]" },
 	{ "pressure-listen", cmd_pressure_listen, "TRASHDIR SECONDS ACK_BYTES" },
 	{ "watch", cmd_watch, "DIR" },
