@@ -17,11 +17,12 @@
 #                 kept the names it had before there were two lines
 #                 (out-patched, tree-patched, ...), "-6.12" for 6.12.
 
-# Oldest first.  The default line is what the default tier tests and
-# the main job boots: the newest line once its series passes the same
-# suites as the older one.
+# Oldest first.  The default line is the newest: what kernel/build.sh
+# builds without --line, what the quick guests of both tiers and the main
+# job boot.  The other lines have their own tests in each tier
+# (tests/CMakeLists.txt: guest-kernel-LINE, long-races-LINE, ...).
 kernel_lines=(6.1 6.12)
-kernel_default_line=6.1
+kernel_default_line=6.12
 
 line_set() {
 	local l

@@ -19,8 +19,11 @@ for p in debootstrap cloud-image-utils qemu-utils; do
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends "$p" >&2
 done
+# The guest is Debian 12 (bookworm): its own kernel line, 6.1, as the
+# suite's full guest installs it (vm/full/run.sh), so the two share the
+# package and the provisioned image in the cache.
 echo "== building the patched kernel's package (cached in ${TRASHBIN_CACHE:-/var/cache/trashbin})"
-TRASHBIN_KERNEL_DEB=$("$top/kernel/build.sh" --deb)
+TRASHBIN_KERNEL_DEB=$("$top/kernel/build.sh" --deb --line 6.1)
 export TRASHBIN_KERNEL_DEB
 if [ -t 0 ] && [ -t 1 ]; then
 	echo "== booting the full guest (QEMU TCG: a few minutes); the demo then runs here"
