@@ -24,7 +24,9 @@ const int caps_kept[] = {
 	/*
 	 * The kernel's metadata is in trusted.* xattrs, which only
 	 * CAP_SYS_ADMIN may read (that is what keeps users from forging
-	 * them); FITRIM of the freed extents needs it too.
+	 * them); FITRIM of the freed extents needs it too, and so do the
+	 * kernel's space pressure file and reading another user's quota
+	 * (Q_GETQUOTA: is a writer at their inode limit?).
 	 */
 	CAP_SYS_ADMIN,
 	/*

@@ -46,6 +46,7 @@ struct tfs_pressure {
 	uint64_t	 events;	/* out of space or quota, since start */
 	int64_t		 waited_ns;	/* the first writers' waits, summed */
 	int64_t		 wait_max_ns;
+	bool		 quota_warned;	/* quotactl_fd refused, said once */
 };
 
 struct tfs {

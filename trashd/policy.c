@@ -295,12 +295,20 @@ policy_purge_upto(struct trashd *d, struct tfs *fs, struct index_filter *f,
 
 	while (!policy_reached(&done, &want) && policy_page(d, f, &l) == 0 &&
 	    l.n > 0)
-		for (i = 0; i < l.n && !policy_reached(&done, &want); i++)
+		for (i = 0; i < l.n && !policy_reached(&done, &want); i++) {
+			/*
+			 * An entry of no blocks frees none: it goes only for
+			 * a goal in entries still open (a goal in bytes
+			 * alone would empty a trash of empty files).
+			 */
+			if (l.v[i].alloc <= 0 && done.entries >= want.entries)
+				continue;
 			if (policy_purge(d, fs, &l.v[i], reason, 0,
 			    getpid()) == 0) {
 				done.bytes += l.v[i].alloc;
 				done.entries++;
 			}
+		}
 	entry_list_free(&l);
 	return done;
 }

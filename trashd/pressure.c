@@ -157,11 +157,16 @@ pressure_inodes_short(struct tfs *fs, uint32_t waiters, bool *blocks_spare)
 	return true;
 }
 
-/* The lower of two quota limits, 0 meaning none. */
+/*
+ * The quota limit that binds at @cur, 0: none.  A soft limit refuses only
+ * once its grace time (@expires, seconds since the Epoch; 0: not started)
+ * has passed, and then until usage is back below it; else the hard one.
+ */
 static uint64_t
-pressure_limit(uint64_t hard, uint64_t soft)
+pressure_limit(uint64_t hard, uint64_t soft, uint64_t cur, uint64_t expires)
 {
-	if (hard == 0 || (soft != 0 && soft < hard))
+	if (soft != 0 && cur >= soft && expires != 0 &&
+	    (uint64_t)time(NULL) >= expires && (hard == 0 || soft < hard))
 		return soft;
 	return hard;
 }
@@ -170,31 +175,48 @@ pressure_limit(uint64_t hard, uint64_t soft)
  * Is @uid at its inode quota on @fs for @waiters creates?  Then an EDQUOT
  * is (also) the inodes', and a purge of its trash counts entries: in
  * bytes, a trash of empty files would be emptied for one create, and the
- * writers told that nothing was freed.  *@blocks_spare: it is not at its
+ * writers told that nothing was freed.  *@over: how many inodes the user
+ * is over the limit by for them (an admin may have lowered it), which
+ * the first step purges besides.  *@blocks_spare: it is not near its
  * block quota besides, so the purge need not count bytes at all.  Read
  * with quotactl_fd(2) (Linux 5.14; the unit allows it, CAP_SYS_ADMIN
  * reads any uid's): without it, or without limits, bytes as before.
  */
 static bool
 pressure_quota_inodes(struct tfs *fs, uint32_t uid, uint32_t waiters,
-    bool *blocks_spare)
+    int64_t *over, bool *blocks_spare)
 {
 	struct if_dqblk dq;
 	uint64_t ilimit, blimit;
 
+	*over = 0;
 	*blocks_spare = false;
 	memset(&dq, 0, sizeof(dq));
 	if (syscall(SYS_quotactl_fd, fs->rootfd,
-	    QCMD(Q_GETQUOTA, USRQUOTA), (unsigned int)uid, &dq) < 0 ||
-	    (dq.dqb_valid & (QIF_ILIMITS | QIF_INODES)) !=
+	    QCMD(Q_GETQUOTA, USRQUOTA), (unsigned int)uid, &dq) < 0) {
+		/* No quota here (ESRCH) is common; a refusal is not. */
+		if (errno != ESRCH && errno != ENOENT && !fs->press.quota_warned) {
+			fs->press.quota_warned = true;
+			log_warnx("pressure: %s: reading a quota: %s; an inode "
+			    "quota is purged in bytes", fs->path,
+			    strerror(errno));
+		}
+		return false;
+	}
+	if ((dq.dqb_valid & (QIF_ILIMITS | QIF_INODES)) !=
 	    (QIF_ILIMITS | QIF_INODES))
 		return false;
-	ilimit = pressure_limit(dq.dqb_ihardlimit, dq.dqb_isoftlimit);
+	ilimit = pressure_limit(dq.dqb_ihardlimit, dq.dqb_isoftlimit,
+	    dq.dqb_curinodes, dq.dqb_itime);
 	if (ilimit == 0 || dq.dqb_curinodes + (uint64_t)PRESSURE_STEP_ENTRIES *
 	    waiters <= ilimit)
 		return false;
+	if (dq.dqb_curinodes + waiters > ilimit)
+		*over = (int64_t)(dq.dqb_curinodes + waiters - ilimit);
 	/* Block limits are in QIF_DQBLKSIZE units, 1 KiB. */
-	blimit = pressure_limit(dq.dqb_bhardlimit, dq.dqb_bsoftlimit);
+	blimit = pressure_limit(dq.dqb_bhardlimit, dq.dqb_bsoftlimit,
+	    (dq.dqb_curspace + QIF_DQBLKSIZE - 1) / QIF_DQBLKSIZE,
+	    dq.dqb_btime);
 	*blocks_spare = (dq.dqb_valid & (QIF_BLIMITS | QIF_SPACE)) ==
 	    (QIF_BLIMITS | QIF_SPACE) && (blimit == 0 ||
 	    dq.dqb_curspace + (uint64_t)PRESSURE_MIN_BYTES <=
@@ -390,6 +412,7 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 	struct trashbin_pressure_event ev[TFS_PRESSURE_REST];
 	struct purge_amount freed = { 0, 0 }, f, step, share;
 	uint64_t seq = 0;
+	int64_t over;
 	uint32_t w;
 	bool wiping, any_wiping = false, inodes, spare;
 	ssize_t n;
@@ -433,15 +456,17 @@ pressure_read(evutil_socket_t fd, short what, void *arg)
 		 * files free nothing.
 		 */
 		w = ev[i].waiters > 1 ? ev[i].waiters : 1;
+		over = 0;
 		if (ev[i].reason == TRASHBIN_PRESSURE_ENOSPC)
 			inodes = pressure_inodes_short(fs, w, &spare);
 		else if (ev[i].reason == TRASHBIN_PRESSURE_EDQUOT &&
 		    ev[i].uid != TRASHBIN_PRESSURE_ANY_UID)
 			inodes = pressure_quota_inodes(fs, ev[i].uid, w,
-			    &spare);
+			    &over, &spare);
 		else
 			inodes = spare = false;
-		step.entries = inodes ? PRESSURE_STEP_ENTRIES * (int64_t)w : 0;
+		step.entries = inodes ?
+		    PRESSURE_STEP_ENTRIES * (int64_t)w + over : 0;
 		step.bytes = inodes && spare ? 0 :
 		    PRESSURE_STEP_BYTES * (int64_t)w +
 		    (ev[i].reason == TRASHBIN_PRESSURE_ENOSPC ?
