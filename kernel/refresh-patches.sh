@@ -16,6 +16,14 @@ fi
 line_set "$want"
 tree=${1:?usage: $0 [--line LINE] KERNEL-GIT-TREE BASE-REV}
 base=${2:?usage: $0 [--line LINE] KERNEL-GIT-TREE BASE-REV}
+# A tree kernel/series-tree.sh made names its line in the base commit's
+# subject: refuse another line's tree before anything is removed.
+subject=$(git -C "$tree" log -1 --format=%s "$base")
+case "$subject" in
+"$line_pkg "*) ;;
+linux-source-*) echo "$0: $tree is a tree of ${subject%% *}, not of $line_pkg (--line?)" >&2
+	exit 2 ;;
+esac
 mkdir -p "$line_dir/patches"
 rm -f "$line_dir"/patches/*.patch
 git -C "$tree" format-patch -q --zero-commit --no-signature \

@@ -54,8 +54,9 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build "$build" -j"$(nproc)"
 stamp "user space built"
 # The default line's kernel (kernel/line.sh: the newest), which the
-# quick guests boot, then each other line's: its kernel suite runs in
-# both tiers (guest-kernel-LINE), its package in the Debian 12 full guest.
+# quick guests boot, then each other line's: 6.1's kernel suite
+# (guest-kernel-6.1) and its package (kernel-package, packed from this
+# build), which the Debian 12 full guest installs.
 TRASHBIN_BZIMAGE=$(kernel/build.sh)
 export TRASHBIN_BZIMAGE
 stamp "kernel built"

@@ -7,7 +7,7 @@
 #
 # What runs in it is what an admin installs: the project's Debian packages
 # (tests/install/package.sh --cache: built once per source) and the
-# kernel's (kernel/build.sh --deb, or $TRASHBIN_KERNEL_DEB), on the tests
+# kernel's (kernel/build.sh --deb --line L, or $TRASHBIN_KERNEL_DEB), on the tests
 # disk under debs/ and kernel/, installed by the provisioning boot.  The
 # guest boots the vmlinuz of that kernel package (with -kernel: the guest
 # has no boot loader), whose sha256 goes in as kernel.sha256, so that a
