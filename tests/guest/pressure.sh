@@ -76,6 +76,20 @@ audited() {
 	trashctl -j audit -n 10000 -A "$1" | grep -o '{[^{}]*}' | grep -c "$2"
 }
 
+# purged_after RESULT N: the entries audited as purged with RESULT once
+# the rest of a share has been purged in its steps after the writers'
+# answer: up to 5 s for N, then half a second more for any beyond it
+# (the caller checks the count is N exactly).
+purged_after() {
+	k=0
+	while [ "$(audited purged "$1")" -lt $2 ] && [ $k -lt 50 ]; do
+		usleep 100000
+		k=$((k + 1))
+	done
+	usleep 500000
+	audited purged "$1"
+}
+
 # 1. Who may listen: root alone, on a /.trash, one at a time.
 t_abi() {
 	fresh_fs
@@ -545,14 +559,7 @@ inodes_full() {
 	t0=$(tbtool now)
 	as $A touch $P/$A/new || die "touch failed with trashd"
 	ms=$(($(tbtool now) - t0))
-	# The rest of the share is purged in steps after the answer.
-	k=0
-	while [ "$(audited purged "ok: pressure")" -lt 64 ] && [ $k -lt 50 ]; do
-		usleep 100000
-		k=$((k + 1))
-	done
-	usleep 500000
-	n=$(audited purged "ok: pressure")
+	n=$(purged_after "ok: pressure" 64)
 	check_eq "entries purged for the create" 64 "$n"
 	check_eq "her trash after" $((files + 1 - n)) "$(ls $T/$A | wc -l)"
 	echo "$files $1 files filled the inodes; a new one waited $ms ms," \
@@ -587,15 +594,7 @@ t_quota_inodes() {
 	t0=$(tbtool now)
 	as $A touch $P/$A/new || die "touch failed with trashd"
 	ms=$(($(tbtool now) - t0))
-	# The rest of the share is purged in steps after the answer.
-	k=0
-	while [ "$(audited purged "ok: quota-pressure")" -lt 34 ] &&
-	      [ $k -lt 50 ]; do
-		usleep 100000
-		k=$((k + 1))
-	done
-	usleep 500000
-	n=$(audited purged "ok: quota-pressure")
+	n=$(purged_after "ok: quota-pressure" 34)
 	check_eq "entries purged for the create" 34 "$n"
 	check_eq "her trash after" $((n0 - n)) "$(ls $T/$A | wc -l)"
 	check_eq "bob's entries, untouched" 2 "$(indexed_count $B)"
