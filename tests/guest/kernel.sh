@@ -522,7 +522,7 @@ nfs_up() {
 	echo 'tbdom 1 \x00000000 2147483647 '"$M" > /proc/net/rpc/nfsd.fh/channel || return 1
 	echo "tcp 2049" > /proc/fs/nfsd/portlist 2>/dev/null
 	mkdir -p /var/lib/nfs/v4recovery
-	echo 2 > /proc/fs/nfsd/threads || return 1
+	echo "${1:-2}" > /proc/fs/nfsd/threads || return 1
 	echo Y > /proc/fs/nfsd/v4_end_grace 2>/dev/null
 	tbtool mount 127.0.0.1:/ /nfs nfs4 \
 		vers=4.0,addr=127.0.0.1,clientaddr=127.0.0.1,sec=sys
@@ -552,6 +552,71 @@ t_nfs() {
 	check_eq "replaced over NFS: in the trash" old "$(cat $T/$A/o)"
 	check_eq "the new file in place" new "$(cat $M/tn/o)"
 	check_eq "links" "1 1" "$(stat -c %h $T/$A/o $M/tn/o | tr '\n' ' ' | sed 's/ $//')"
+}
+
+# 17b. A hostile owner cannot pin nfsd: while an NFS client renames over
+#     her flagged file, she removes each trash link trashbin_keep() makes
+#     for it the moment it appears (big readdirs hold the directory's lock
+#     so that the retried rename waits), and the retried rename finds the
+#     last link again.  A task ends that loop with a fatal signal; nfsd's
+#     threads get none, and before the kernel bounded their lost races
+#     this one spun for as long as she won (46 races in a row here, one
+#     thread pinned for 12 s).  Now a request gives up after 8 lost races
+#     (NFS4ERR_DELAY) and the client sends it again: for every rename,
+#     the races she won are at most 8 times the RENAME requests the
+#     client sent (its /proc/self/mountstats), and she must have won
+#     more than 8 in at least one (the bound was reached).
+#     trashbin.nfs_renames=N renames (default 2).
+NFS_RENAMES=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.nfs_renames=//p')
+NFS_RENAMES=${NFS_RENAMES:-2}
+nfs_rename_rpcs() {
+	awk '$1 == "device" { m = ($5 == "/nfs") }
+	     m && $1 == "RENAME:" { print $2; exit }' /proc/self/mountstats
+}
+t_nfs_hostile() {
+	reset_trash
+	fresh_dir tn $A
+	as $A tbtool mkfiles $M/tn 12000 || die "cannot fill the directory"
+	tbtool chattr +u $M/tn
+	mkdir -p $T/$A && chown $A:$A $T/$A && chmod 0700 $T/$A
+	nfs_up 1 || { nfs_down; die "cannot export and mount over NFS"; }
+	as $A sh -c 'echo old > /nfs/tn/o' ||
+		{ nfs_down; die "cannot write over NFS"; }
+	reached=0 won_all=0 i=0
+	while [ $i -lt "$NFS_RENAMES" ]; do
+		i=$((i + 1))
+		as $A sh -c "echo new$i > /nfs/tn/n" ||
+			{ nfs_down; die "cannot write over NFS"; }
+		# She attacks for 3 s: with the bound, the client's retries
+		# (after 0.1 s, 0.2 s, ...) succeed once she stops.
+		rm -f /tmp/stop
+		as $A tbtool eat $T/$A o /tmp/stop > /tmp/eaten &
+		for r in 1 2 3; do
+			as $A tbtool readdirs $M/tn /tmp/stop &
+		done
+		(sleep 3; touch /tmp/stop) &
+		rpcs=$(nfs_rename_rpcs)
+		as $A timeout 60 mv -f /nfs/tn/n /nfs/tn/o
+		moved=$?
+		rpcs=$(( $(nfs_rename_rpcs) - rpcs ))
+		touch /tmp/stop
+		wait
+		# What she removed, but for the entry the rename left.
+		won=$(cat /tmp/eaten)
+		[ -e $T/$A/o ] || won=$((won - 1))
+		echo "rename $i: she won $won races, the client sent $rpcs RENAMEs"
+		[ "$moved" = 0 ] || { nfs_down; die "rename $i failed"; }
+		[ "$won" -le $((8 * rpcs)) ] || { nfs_down;
+			die "rename $i: $won lost races in $rpcs requests: nfsd did not give up after 8"; }
+		[ "$won" -le 8 ] || reached=$((reached + 1))
+		won_all=$((won_all + won))
+		check_eq "rename $i: the new file in place" new$i "$(cat $M/tn/o)"
+		rm -f $T/$A/*
+	done
+	nfs_down
+	echo "$reached of $NFS_RENAMES renames reached the bound; she won $won_all races"
+	[ "$reached" -gt 0 ] ||
+		die "no rename reached the bound: the attack did not run"
 }
 
 # 18. The kernel SMB server (ksmbd): a file an SMB client deletes (delete
@@ -695,6 +760,7 @@ run_test "xattr space full: trashed anyway" t_xattr_full
 run_test "a short record fits in the inode: no xattr block" t_record_in_inode
 run_test "overlayfs: upper removed or whited out, trashed" t_overlay
 run_test "NFSv4 over loopback: rm and mv by a client trash" t_nfs
+run_test "NFSv4: an owner racing nfsd's renames over her file cannot pin it" t_nfs_hostile
 run_test "SMB3 over loopback (ksmbd): rm and mv by a client trash" t_smb
 run_test "fstat of an open file renamed over: 1 link (its trash name) until purged" t_open_renamed_over
 run_test "a file handle opens the trashed inode (root only) until purged, then ESTALE" t_handle_trashed

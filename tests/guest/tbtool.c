@@ -1335,6 +1335,56 @@ static int cmd_watch(int argc, char **argv)
 	return fail("read", argv[0]);
 }
 
+/*
+ * A hostile owner of DIR (their /.trash/<uid>/): remove NAME there as soon
+ * as it appears, spinning on unlinkat(2), until STOPFILE exists.  Prints
+ * how many times the name went.
+ */
+static int cmd_eat(int argc, char **argv)
+{
+	long eaten = 0, i;
+	int dfd;
+
+	if (argc != 3)
+		return 2;
+	dfd = open(argv[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return fail("open", argv[0]);
+	for (i = 0; (i & 255) || access(argv[2], F_OK) < 0; i++) {
+		if (unlinkat(dfd, argv[1], 0) == 0)
+			eaten++;
+		else if (errno != ENOENT)
+			return fail("unlinkat", argv[1]);
+	}
+	printf("%ld\n", eaten);
+	return 0;
+}
+
+/*
+ * Read DIR whole, again and again, until STOPFILE exists: each
+ * getdents64(2) holds DIR's lock (shared) while it fills a 1 MiB buffer,
+ * so a big DIR keeps anyone who needs that lock exclusive (a rename in
+ * DIR) waiting.
+ */
+static int cmd_readdirs(int argc, char **argv)
+{
+	static char buf[1 << 20];
+	int fd;
+
+	if (argc != 2)
+		return 2;
+	fd = open(argv[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return fail("open", argv[0]);
+	while (access(argv[1], F_OK) < 0) {
+		if (lseek(fd, 0, SEEK_SET) < 0)
+			return fail("lseek", argv[0]);
+		while (syscall(SYS_getdents64, fd, buf, sizeof(buf)) > 0)
+			;
+	}
+	return 0;
+}
+
 static int cmd_pressure_listen(int argc, char **argv)
 {
 	struct trashbin_pressure_arg a = { 0 };
@@ -1427,6 +1477,8 @@ static const struct {
 	{ "pressure", cmd_pressure, "TRASHDIR [LOW_BYTES]" },
 	{ "pressure-listen", cmd_pressure_listen, "TRASHDIR SECONDS ACK_BYTES" },
 	{ "watch", cmd_watch, "DIR" },
+	{ "eat", cmd_eat, "DIR NAME STOPFILE" },
+	{ "readdirs", cmd_readdirs, "DIR STOPFILE" },
 };
 
 int main(int argc, char **argv)
