@@ -565,7 +565,8 @@ t_nfs() {
 #     (NFS4ERR_DELAY) and the client sends it again: for every rename,
 #     the races she won are at most 8 times the RENAME requests the
 #     client sent (its /proc/self/mountstats), and she must have won
-#     more than 8 in at least one (the bound was reached).
+#     more than 8 in at least one (the bound was reached): she stops
+#     after 17, two requests' worth and one more.
 #     trashbin.nfs_renames=N renames (default 2).
 NFS_RENAMES=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.nfs_renames=//p')
 NFS_RENAMES=${NFS_RENAMES:-2}
@@ -587,14 +588,22 @@ t_nfs_hostile() {
 		i=$((i + 1))
 		as $A sh -c "echo new$i > /nfs/tn/n" ||
 			{ nfs_down; die "cannot write over NFS"; }
-		# She attacks for 3 s: with the bound, the client's retries
-		# (after 0.1 s, 0.2 s, ...) succeed once she stops.
-		rm -f /tmp/stop
-		as $A tbtool eat $T/$A o /tmp/stop > /tmp/eaten &
+		# She stops after 17 wins (two requests' worth and one more,
+		# or 30 s): with the bound, the client's retries (after 0.1 s,
+		# 0.2 s, ...) succeed once she stops.
+		rm -f /tmp/stop /tmp/eaten
 		for r in 1 2 3; do
 			as $A tbtool readdirs $M/tn /tmp/stop &
 		done
-		(sleep 3; touch /tmp/stop) &
+		as $A tbtool eat $T/$A o /tmp/stop 17 > /tmp/eaten &
+		(sleep 30; touch /tmp/stop) &
+		n=0
+		until grep -q ready /tmp/eaten 2>/dev/null; do
+			n=$((n + 1))
+			[ $n -lt 100 ] || { nfs_down; die "her remover did not start"; }
+			sleep 0.1
+		done
+		sleep 0.5
 		rpcs=$(nfs_rename_rpcs)
 		as $A timeout 60 mv -f /nfs/tn/n /nfs/tn/o
 		moved=$?
@@ -602,7 +611,7 @@ t_nfs_hostile() {
 		touch /tmp/stop
 		wait
 		# What she removed, but for the entry the rename left.
-		won=$(cat /tmp/eaten)
+		won=$(tail -n 1 /tmp/eaten)
 		[ -e $T/$A/o ] || won=$((won - 1))
 		echo "rename $i: she won $won races, the client sent $rpcs RENAMEs"
 		[ "$moved" = 0 ] || { nfs_down; die "rename $i failed"; }

@@ -1337,20 +1337,25 @@ static int cmd_watch(int argc, char **argv)
 
 /*
  * A hostile owner of DIR (their /.trash/<uid>/): remove NAME there as soon
- * as it appears, spinning on unlinkat(2), until STOPFILE exists.  Prints
- * how many times the name went.
+ * as it appears, spinning on unlinkat(2), until it went COUNT times or
+ * STOPFILE exists.  Prints "ready" once spinning, then how many went.
  */
 static int cmd_eat(int argc, char **argv)
 {
-	long eaten = 0, i;
+	long eaten = 0, count, i;
 	int dfd;
 
-	if (argc != 3)
+	if (argc != 4)
 		return 2;
+	count = atol(argv[3]);
 	dfd = open(argv[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return fail("open", argv[0]);
-	for (i = 0; (i & 255) || access(argv[2], F_OK) < 0; i++) {
+	printf("ready\n");
+	fflush(stdout);
+	for (i = 0; eaten < count; i++) {
+		if (!(i & 255) && access(argv[2], F_OK) == 0)
+			break;
 		if (unlinkat(dfd, argv[1], 0) == 0)
 			eaten++;
 		else if (errno != ENOENT)
@@ -1477,7 +1482,7 @@ static const struct {
 	{ "pressure", cmd_pressure, "TRASHDIR [LOW_BYTES]" },
 	{ "pressure-listen", cmd_pressure_listen, "TRASHDIR SECONDS ACK_BYTES" },
 	{ "watch", cmd_watch, "DIR" },
-	{ "eat", cmd_eat, "DIR NAME STOPFILE" },
+	{ "eat", cmd_eat, "DIR NAME STOPFILE COUNT" },
 	{ "readdirs", cmd_readdirs, "DIR STOPFILE" },
 };
 
