@@ -567,9 +567,13 @@ t_nfs() {
 #     client sent (its /proc/self/mountstats), and she must have won
 #     more than 8 in at least one (the bound was reached): she stops
 #     after 17, two requests' worth and one more.
-#     trashbin.nfs_renames=N renames (default 2).
+#     trashbin.nfs_renames=N renames (default 2).  On the KASAN build she
+#     wins only 3 to 7 races in a row (nfsd's retry outruns her there),
+#     so it cannot force a give-up: trashbin.nfs_bound=optional (the
+#     long tier's debug kernel suite) keeps the per-rename check alone.
 NFS_RENAMES=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.nfs_renames=//p')
 NFS_RENAMES=${NFS_RENAMES:-2}
+NFS_BOUND=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.nfs_bound=//p')
 nfs_rename_rpcs() {
 	awk '$1 == "device" { m = ($5 == "/nfs") }
 	     m && $1 == "RENAME:" { print $2; exit }' /proc/self/mountstats
@@ -624,7 +628,7 @@ t_nfs_hostile() {
 	done
 	nfs_down
 	echo "$reached of $NFS_RENAMES renames reached the bound; she won $won_all races"
-	[ "$reached" -gt 0 ] ||
+	[ "$reached" -gt 0 ] || [ "$NFS_BOUND" = optional ] ||
 		die "no rename reached the bound: the attack did not run"
 }
 

@@ -1369,7 +1369,8 @@ static int cmd_eat(int argc, char **argv)
  * Read DIR whole, again and again, until STOPFILE exists: each
  * getdents64(2) holds DIR's lock (shared) while it fills a 1 MiB buffer,
  * so a big DIR keeps anyone who needs that lock exclusive (a rename in
- * DIR) waiting.
+ * DIR) waiting.  At nice 19: the CPU goes to the caller's other
+ * processes first, and a reader preempted holds the lock longer.
  */
 static int cmd_readdirs(int argc, char **argv)
 {
@@ -1378,6 +1379,9 @@ static int cmd_readdirs(int argc, char **argv)
 
 	if (argc != 2)
 		return 2;
+	errno = 0;
+	if (nice(19) == -1 && errno)
+		return fail("nice", "19");
 	fd = open(argv[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return fail("open", argv[0]);
