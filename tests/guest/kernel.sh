@@ -560,8 +560,8 @@ t_nfs() {
 #     so that the retried rename waits), and the retried rename finds the
 #     last link again.  A task ends that loop with a fatal signal; nfsd's
 #     threads get none, and before the kernel bounded their lost races
-#     this one spun for as long as she won (46 races in a row here, one
-#     thread pinned for 12 s).  Now a request gives up after 8 lost races
+#     this one spun for as long as she won (154 races in one request
+#     here).  Now a request gives up after 8 lost races
 #     (NFS4ERR_DELAY) and the client sends it again: for every rename,
 #     the races she won are at most 8 times the RENAME requests the
 #     client sent (its /proc/self/mountstats), and she must have won
@@ -596,15 +596,17 @@ t_nfs_hostile() {
 		# or 30 s): with the bound, the client's retries (after 0.1 s,
 		# 0.2 s, ...) succeed once she stops.
 		rm -f /tmp/stop /tmp/eaten
+		pids=
 		for r in 1 2 3; do
 			as $A tbtool readdirs $M/tn /tmp/stop &
+			pids="$pids $!"
 		done
-		as $A tbtool eat $T/$A o /tmp/stop 17 > /tmp/eaten &
-		(sleep 30; touch /tmp/stop) &
+		as $A tbtool eat $T/$A o /tmp/stop 17 30 > /tmp/eaten &
+		pids="$pids $!"
 		n=0
 		until grep -q ready /tmp/eaten 2>/dev/null; do
 			n=$((n + 1))
-			[ $n -lt 100 ] || { nfs_down; die "her remover did not start"; }
+			[ $n -lt 100 ] || { touch /tmp/stop; nfs_down; die "her remover did not start"; }
 			sleep 0.1
 		done
 		sleep 0.5
@@ -613,7 +615,7 @@ t_nfs_hostile() {
 		moved=$?
 		rpcs=$(( $(nfs_rename_rpcs) - rpcs ))
 		touch /tmp/stop
-		wait
+		wait $pids
 		# What she removed, but for the entry the rename left.
 		won=$(tail -n 1 /tmp/eaten)
 		[ -e $T/$A/o ] || won=$((won - 1))

@@ -1337,25 +1337,33 @@ static int cmd_watch(int argc, char **argv)
 
 /*
  * A hostile owner of DIR (their /.trash/<uid>/): remove NAME there as soon
- * as it appears, spinning on unlinkat(2), until it went COUNT times or
- * STOPFILE exists.  Prints "ready" once spinning, then how many went.
+ * as it appears, spinning on unlinkat(2), until it went COUNT times,
+ * STOPFILE exists or SECONDS passed.  Prints "ready" once spinning, then
+ * how many went.
  */
 static int cmd_eat(int argc, char **argv)
 {
-	long eaten = 0, count, i;
+	long eaten = 0, count, seconds, i;
+	struct timespec t0, t;
 	int dfd;
 
-	if (argc != 4)
+	if (argc != 5)
 		return 2;
 	count = atol(argv[3]);
+	seconds = atol(argv[4]);
 	dfd = open(argv[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return fail("open", argv[0]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	printf("ready\n");
 	fflush(stdout);
 	for (i = 0; eaten < count; i++) {
-		if (!(i & 255) && access(argv[2], F_OK) == 0)
-			break;
+		if (!(i & 255)) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (t.tv_sec - t0.tv_sec >= seconds ||
+			    access(argv[2], F_OK) == 0)
+				break;
+		}
 		if (unlinkat(dfd, argv[1], 0) == 0)
 			eaten++;
 		else if (errno != ENOENT)
@@ -1486,7 +1494,7 @@ static const struct {
 	{ "pressure", cmd_pressure, "TRASHDIR [LOW_BYTES]" },
 	{ "pressure-listen", cmd_pressure_listen, "TRASHDIR SECONDS ACK_BYTES" },
 	{ "watch", cmd_watch, "DIR" },
-	{ "eat", cmd_eat, "DIR NAME STOPFILE COUNT" },
+	{ "eat", cmd_eat, "DIR NAME STOPFILE COUNT SECONDS" },
 	{ "readdirs", cmd_readdirs, "DIR STOPFILE" },
 };
 
