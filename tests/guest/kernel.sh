@@ -567,13 +567,34 @@ t_nfs() {
 #     client sent (its /proc/self/mountstats), and she must have won
 #     more than 8 in at least one (the bound was reached): she stops
 #     after 17, two requests' worth and one more.
-#     trashbin.nfs_renames=N renames (default 2).  On the KASAN build she
-#     wins only 3 to 7 races in a row (nfsd's retry outruns her there),
-#     so it cannot force a give-up: trashbin.nfs_bound=optional (the
-#     long tier's debug kernel suite) keeps the per-rename check alone.
-NFS_RENAMES=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.nfs_renames=//p')
-NFS_RENAMES=${NFS_RENAMES:-2}
-NFS_BOUND=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.nfs_bound=//p')
+#     trashbin.hostile_renames=N renames (default 2).  On the KASAN
+#     build she wins only 3 to 7 races in a row (nfsd's retry outruns her
+#     there), so it cannot force a give-up: trashbin.hostile_bound=optional
+#     (the long tier's debug kernel suite) keeps the per-rename check alone.
+#     Each give-up is logged (the task, never the name).
+HOSTILE_RENAMES=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.hostile_renames=//p')
+HOSTILE_RENAMES=${HOSTILE_RENAMES:-2}
+HOSTILE_BOUND=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.hostile_bound=//p')
+gave_up() { dmesg | grep -c "trashbin: $1\[[0-9]*\] gave up after 8 lost races"; }
+# hostile_start DIR NAME: her readers of DIR and her remover of
+# /.trash/<her uid>/NAME (17 wins or 30 s); their pids in $pids.
+hostile_start() {
+	rm -f /tmp/stop /tmp/eaten
+	pids=
+	for r in 1 2 3; do
+		as $A tbtool readdirs "$1" /tmp/stop &
+		pids="$pids $!"
+	done
+	as $A tbtool eat $T/$A "$2" /tmp/stop 17 30 > /tmp/eaten &
+	pids="$pids $!"
+	n=0
+	until grep -q ready /tmp/eaten 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -lt 100 ] || { touch /tmp/stop; return 1; }
+		sleep 0.1
+	done
+	sleep 0.5
+}
 nfs_rename_rpcs() {
 	awk '$1 == "device" { m = ($5 == "/nfs") }
 	     m && $1 == "RENAME:" { print $2; exit }' /proc/self/mountstats
@@ -587,29 +608,16 @@ t_nfs_hostile() {
 	nfs_up 1 || { nfs_down; die "cannot export and mount over NFS"; }
 	as $A sh -c 'echo old > /nfs/tn/o' ||
 		{ nfs_down; die "cannot write over NFS"; }
-	reached=0 won_all=0 i=0
-	while [ $i -lt "$NFS_RENAMES" ]; do
+	reached=0 won_all=0 i=0 logged=$(gave_up nfsd)
+	while [ $i -lt "$HOSTILE_RENAMES" ]; do
 		i=$((i + 1))
 		as $A sh -c "echo new$i > /nfs/tn/n" ||
 			{ nfs_down; die "cannot write over NFS"; }
 		# She stops after 17 wins (two requests' worth and one more,
 		# or 30 s): with the bound, the client's retries (after 0.1 s,
 		# 0.2 s, ...) succeed once she stops.
-		rm -f /tmp/stop /tmp/eaten
-		pids=
-		for r in 1 2 3; do
-			as $A tbtool readdirs $M/tn /tmp/stop &
-			pids="$pids $!"
-		done
-		as $A tbtool eat $T/$A o /tmp/stop 17 30 > /tmp/eaten &
-		pids="$pids $!"
-		n=0
-		until grep -q ready /tmp/eaten 2>/dev/null; do
-			n=$((n + 1))
-			[ $n -lt 100 ] || { touch /tmp/stop; nfs_down; die "her remover did not start"; }
-			sleep 0.1
-		done
-		sleep 0.5
+		hostile_start $M/tn o ||
+			{ nfs_down; die "her remover did not start"; }
 		rpcs=$(nfs_rename_rpcs)
 		as $A timeout 60 mv -f /nfs/tn/n /nfs/tn/o
 		moved=$?
@@ -629,9 +637,75 @@ t_nfs_hostile() {
 		rm -f $T/$A/*
 	done
 	nfs_down
-	echo "$reached of $NFS_RENAMES renames reached the bound; she won $won_all races"
-	[ "$reached" -gt 0 ] || [ "$NFS_BOUND" = optional ] ||
+	echo "$reached of $HOSTILE_RENAMES renames reached the bound; she won $won_all races"
+	[ "$reached" -gt 0 ] || [ "$HOSTILE_BOUND" = optional ] ||
 		die "no rename reached the bound: the attack did not run"
+	[ "$reached" = 0 ] || [ "$(gave_up nfsd)" -gt "$logged" ] ||
+		die "nfsd gave up and the kernel did not say so"
+}
+
+# 17c. Nor a process in user space that nobody sends a fatal signal (Samba's
+#     smbd, which serves each client as its user, or another user's job):
+#     bob runs mv(1) over her flagged file in a directory they share while
+#     she removes each trash link as in 17b (the link is in her trash: bob
+#     may not apply her flag, so the file goes to its owner's; a rename by
+#     root, CAP_FOWNER, goes to root's trash, out of her reach).  Before
+#     the bound, rename(2) went round for as long as she won (17 races in
+#     one call: she stops there); now it fails with EAGAIN after her 8th
+#     win, having changed nothing, the kernel logs it, and once she stops
+#     mv succeeds and her old file is in her trash.
+#     trashbin.hostile_renames and hostile_bound as for 17b.
+t_owner_pins_syscall() {
+	reset_trash
+	fresh_dir tn $A
+	as $A tbtool mkfiles $M/tn 12000 || die "cannot fill the directory"
+	tbtool chattr +u $M/tn
+	chmod 0777 $M/tn
+	mkdir -p $T/$A && chown $A:$A $T/$A && chmod 0700 $T/$A
+	as $A sh -c "echo old > $M/tn/o" || die "cannot write her file"
+	reached=0 won_all=0 i=0 logged=$(gave_up mv)
+	while [ $i -lt "$HOSTILE_RENAMES" ]; do
+		i=$((i + 1))
+		as $B sh -c "echo new$i > $M/tn/n" || die "cannot write as $B"
+		was=$(cat $M/tn/o)
+		hostile_start $M/tn o || die "her remover did not start"
+		as $B timeout 60 mv -f $M/tn/n $M/tn/o 2> /tmp/mv.err
+		moved=$?
+		touch /tmp/stop
+		wait $pids
+		won=$(tail -n 1 /tmp/eaten)
+		if [ "$moved" = 0 ]; then
+			# What she removed, but for the entry the rename left.
+			[ -e $T/$A/o ] || won=$((won - 1))
+			echo "rename $i: went through after she won $won races"
+			[ "$won" -le 8 ] ||
+				die "rename $i: one rename(2) lost $won races: no bound"
+		else
+			cat /tmp/mv.err
+			echo "rename $i: gave up after she won $won races"
+			grep -q "Resource temporarily unavailable" /tmp/mv.err ||
+				die "rename $i: mv failed, but not with EAGAIN"
+			check_eq "rename $i: her races won before the give-up" 8 "$won"
+			check_eq "rename $i: her file unchanged" "$was" "$(cat $M/tn/o)"
+			check_eq "rename $i: the new file still there" new$i "$(cat $M/tn/n)"
+			check_eq "rename $i: no trash link left" 0 "$(count_entries $T/$A)"
+			reached=$((reached + 1))
+			as $B mv -f $M/tn/n $M/tn/o ||
+				die "rename $i: mv failed once she stopped"
+			check_eq "rename $i: then her old file in her trash" \
+				"$was" "$(cat $T/$A/o)"
+		fi
+		won_all=$((won_all + won))
+		check_eq "rename $i: the new file in place" new$i "$(cat $M/tn/o)"
+		# The next round's target: hers again.
+		chown $A:$A $M/tn/o
+		rm -f $T/$A/*
+	done
+	echo "$reached of $HOSTILE_RENAMES renames gave up; she won $won_all races"
+	[ "$reached" -gt 0 ] || [ "$HOSTILE_BOUND" = optional ] ||
+		die "no rename reached the bound: the attack did not run"
+	[ "$reached" = 0 ] || [ "$(gave_up mv)" -gt "$logged" ] ||
+		die "mv gave up and the kernel did not say so"
 }
 
 # 18. The kernel SMB server (ksmbd): a file an SMB client deletes (delete
@@ -776,6 +850,7 @@ run_test "a short record fits in the inode: no xattr block" t_record_in_inode
 run_test "overlayfs: upper removed or whited out, trashed" t_overlay
 run_test "NFSv4 over loopback: rm and mv by a client trash" t_nfs
 run_test "NFSv4: an owner racing nfsd's renames over her file cannot pin it" t_nfs_hostile
+run_test "nor another user's mv(1): rename(2) gives up with EAGAIN after 8 lost races" t_owner_pins_syscall
 run_test "SMB3 over loopback (ksmbd): rm and mv by a client trash" t_smb
 run_test "fstat of an open file renamed over: 1 link (its trash name) until purged" t_open_renamed_over
 run_test "a file handle opens the trashed inode (root only) until purged, then ESTALE" t_handle_trashed
