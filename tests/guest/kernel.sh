@@ -571,11 +571,20 @@ t_nfs() {
 #     build she wins only 3 to 7 races in a row (nfsd's retry outruns her
 #     there), so it cannot force a give-up: trashbin.hostile_bound=optional
 #     (the long tier's debug kernel suite) keeps the per-rename check alone.
-#     Each give-up is logged (the task, never the name).
+#     Each give-up is logged (the task and the trash's uid, never the name).
 HOSTILE_RENAMES=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.hostile_renames=//p')
 HOSTILE_RENAMES=${HOSTILE_RENAMES:-2}
 HOSTILE_BOUND=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^trashbin\.hostile_bound=//p')
-gave_up() { dmesg | grep -c "trashbin: $1\[[0-9]*\] gave up after 8 lost races"; }
+# gave_up_mark: a mark in the kernel's log; gave_up TASK UID: the
+# give-ups of TASK, moving a file into UID's trash, logged since the mark.
+gave_up_mark() {
+	gave_up_n=$(( ${gave_up_n:-0} + 1 ))
+	echo "trashbin-test: mark $gave_up_n" > /dev/kmsg
+}
+gave_up() {
+	dmesg | sed -n "/trashbin-test: mark $gave_up_n\$/,\$p" |
+		grep -c "trashbin: $1\[[0-9]*\] gave up after 8 lost races in directory [0-9]* on [^ ]* (trash of uid $2)"
+}
 # hostile_start DIR NAME: her readers of DIR and her remover of
 # /.trash/<her uid>/NAME (17 wins or 30 s); their pids in $pids.
 hostile_start() {
@@ -608,7 +617,8 @@ t_nfs_hostile() {
 	nfs_up 1 || { nfs_down; die "cannot export and mount over NFS"; }
 	as $A sh -c 'echo old > /nfs/tn/o' ||
 		{ nfs_down; die "cannot write over NFS"; }
-	reached=0 won_all=0 i=0 logged=$(gave_up nfsd)
+	reached=0 won_all=0 i=0
+	gave_up_mark
 	while [ $i -lt "$HOSTILE_RENAMES" ]; do
 		i=$((i + 1))
 		as $A sh -c "echo new$i > /nfs/tn/n" ||
@@ -640,7 +650,7 @@ t_nfs_hostile() {
 	echo "$reached of $HOSTILE_RENAMES renames reached the bound; she won $won_all races"
 	[ "$reached" -gt 0 ] || [ "$HOSTILE_BOUND" = optional ] ||
 		die "no rename reached the bound: the attack did not run"
-	[ "$reached" = 0 ] || [ "$(gave_up nfsd)" -gt "$logged" ] ||
+	[ "$reached" = 0 ] || [ "$(gave_up nfsd $A)" -gt 0 ] ||
 		die "nfsd gave up and the kernel did not say so"
 }
 
@@ -663,7 +673,8 @@ t_owner_pins_syscall() {
 	chmod 0777 $M/tn
 	mkdir -p $T/$A && chown $A:$A $T/$A && chmod 0700 $T/$A
 	as $A sh -c "echo old > $M/tn/o" || die "cannot write her file"
-	reached=0 won_all=0 i=0 logged=$(gave_up mv)
+	reached=0 won_all=0 i=0
+	gave_up_mark
 	while [ $i -lt "$HOSTILE_RENAMES" ]; do
 		i=$((i + 1))
 		as $B sh -c "echo new$i > $M/tn/n" || die "cannot write as $B"
@@ -678,7 +689,7 @@ t_owner_pins_syscall() {
 			# What she removed, but for the entry the rename left.
 			[ -e $T/$A/o ] || won=$((won - 1))
 			echo "rename $i: went through after she won $won races"
-			[ "$won" -le 8 ] ||
+			[ "$won" -lt 8 ] ||
 				die "rename $i: one rename(2) lost $won races: no bound"
 		else
 			cat /tmp/mv.err
@@ -689,6 +700,8 @@ t_owner_pins_syscall() {
 			check_eq "rename $i: her file unchanged" "$was" "$(cat $M/tn/o)"
 			check_eq "rename $i: the new file still there" new$i "$(cat $M/tn/n)"
 			check_eq "rename $i: no trash link left" 0 "$(count_entries $T/$A)"
+			check_eq "rename $i: links of both files" "1 1" \
+				"$(stat -c %h $M/tn/o $M/tn/n | tr '\n' ' ' | sed 's/ $//')"
 			reached=$((reached + 1))
 			as $B mv -f $M/tn/n $M/tn/o ||
 				die "rename $i: mv failed once she stopped"
@@ -704,7 +717,7 @@ t_owner_pins_syscall() {
 	echo "$reached of $HOSTILE_RENAMES renames gave up; she won $won_all races"
 	[ "$reached" -gt 0 ] || [ "$HOSTILE_BOUND" = optional ] ||
 		die "no rename reached the bound: the attack did not run"
-	[ "$reached" = 0 ] || [ "$(gave_up mv)" -gt "$logged" ] ||
+	[ "$reached" = 0 ] || [ "$(gave_up mv $A)" -gt 0 ] ||
 		die "mv gave up and the kernel did not say so"
 }
 
