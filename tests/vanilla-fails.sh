@@ -37,7 +37,7 @@ for name in "+u file trashed intact" "+s file trashed intact" \
 	    "mv and rename(2) over a flagged file" "+u directory: inherited" \
 	    "failed move fails the unlink" "fs.trashbin.enabled" "stress:" \
 	    "fstat of an open file renamed over" "a file handle opens the trashed inode" \
-	    "NFSv4 over loopback" "an owner racing nfsd" "nor another user's mv(1)" \
+	    "NFSv4 over loopback" "NFSv4: an owner racing nfsd" "nor another user's mv(1)" \
 	    "SMB3 over loopback"; do
 	vanilla_failed "$name"
 done
