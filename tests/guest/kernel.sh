@@ -585,6 +585,16 @@ gave_up() {
 	dmesg | sed -n "/trashbin-test: mark $gave_up_n\$/,\$p" |
 		grep -c "trashbin: $1\[[0-9]*\] gave up after 8 lost races in directory [0-9]* on [^ ]* (trash of uid $2)"
 }
+# hostile_dir: $M/tn, alice's, +u, with 12,000 of her files whose
+# readdirs hold its lock: made once for the hostile cases (17b, 17c), as
+# removing it would trash all 12,000.
+hostile_dir() {
+	[ -e $M/tn/.hostile ] && return 0
+	fresh_dir tn $A
+	as $A tbtool mkfiles $M/tn 12000 || return 1
+	tbtool chattr +u $M/tn
+	touch $M/tn/.hostile
+}
 # hostile_start DIR NAME: her readers of DIR and her remover of
 # /.trash/<her uid>/NAME (17 wins or 30 s); their pids in $pids.
 hostile_start() {
@@ -610,9 +620,8 @@ nfs_rename_rpcs() {
 }
 t_nfs_hostile() {
 	reset_trash
-	fresh_dir tn $A
-	as $A tbtool mkfiles $M/tn 12000 || die "cannot fill the directory"
-	tbtool chattr +u $M/tn
+	rm -f $M/tn/o $M/tn/n
+	hostile_dir || die "cannot fill the directory"
 	mkdir -p $T/$A && chown $A:$A $T/$A && chmod 0700 $T/$A
 	nfs_up 1 || { nfs_down; die "cannot export and mount over NFS"; }
 	as $A sh -c 'echo old > /nfs/tn/o' ||
@@ -667,9 +676,8 @@ t_nfs_hostile() {
 #     trashbin.hostile_renames and hostile_bound as for 17b.
 t_owner_pins_syscall() {
 	reset_trash
-	fresh_dir tn $A
-	as $A tbtool mkfiles $M/tn 12000 || die "cannot fill the directory"
-	tbtool chattr +u $M/tn
+	hostile_dir || die "cannot fill the directory"
+	rm -f $M/tn/o $M/tn/n
 	chmod 0777 $M/tn
 	mkdir -p $T/$A && chown $A:$A $T/$A && chmod 0700 $T/$A
 	as $A sh -c "echo old > $M/tn/o" || die "cannot write her file"
