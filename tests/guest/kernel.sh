@@ -595,6 +595,15 @@ hostile_dir() {
 	tbtool chattr +u $M/tn
 	touch $M/tn/.hostile
 }
+# hostile_end TASK: the verdict of a hostile case, from its $reached
+# renames that reached the bound and the $won_all races she won.
+hostile_end() {
+	echo "$reached of $HOSTILE_RENAMES renames reached the bound; she won $won_all races"
+	[ "$reached" -gt 0 ] || [ "$HOSTILE_BOUND" = optional ] ||
+		die "no rename reached the bound: the attack did not run"
+	[ "$reached" = 0 ] || [ "$(gave_up "$1" $A)" -gt 0 ] ||
+		die "$1 gave up and the kernel did not say so"
+}
 # hostile_start DIR NAME: her readers of DIR and her remover of
 # /.trash/<her uid>/NAME (17 wins or 30 s); their pids in $pids.
 hostile_start() {
@@ -656,11 +665,7 @@ t_nfs_hostile() {
 		rm -f $T/$A/*
 	done
 	nfs_down
-	echo "$reached of $HOSTILE_RENAMES renames reached the bound; she won $won_all races"
-	[ "$reached" -gt 0 ] || [ "$HOSTILE_BOUND" = optional ] ||
-		die "no rename reached the bound: the attack did not run"
-	[ "$reached" = 0 ] || [ "$(gave_up nfsd $A)" -gt 0 ] ||
-		die "nfsd gave up and the kernel did not say so"
+	hostile_end nfsd
 }
 
 # 17c. Nor a process in user space that nobody sends a fatal signal (Samba's
@@ -722,11 +727,7 @@ t_owner_pins_syscall() {
 		chown $A:$A $M/tn/o
 		rm -f $T/$A/*
 	done
-	echo "$reached of $HOSTILE_RENAMES renames gave up; she won $won_all races"
-	[ "$reached" -gt 0 ] || [ "$HOSTILE_BOUND" = optional ] ||
-		die "no rename reached the bound: the attack did not run"
-	[ "$reached" = 0 ] || [ "$(gave_up mv $A)" -gt 0 ] ||
-		die "mv gave up and the kernel did not say so"
+	hostile_end mv
 }
 
 # 18. The kernel SMB server (ksmbd): a file an SMB client deletes (delete
