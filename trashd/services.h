@@ -98,6 +98,8 @@ pid_t	 wipe_worker_pid(struct trashd *);
 size_t	 wipe_deferred(struct trashd *, int64_t uid);
 int	 wipe_request(struct trashd *, int64_t id, int64_t actor_uid,
 	    int64_t actor_pid);
+/* Jobs one pass collects (4096); the rest wait for the next pass. */
+extern size_t wipe_jobs_max;
 
 /* ---- wipe-worker.c: the wipe worker, "trashd-wipe" ---- */
 struct wipe_job {

@@ -27,6 +27,7 @@
 #include "services.h"
 /* Jobs handed to one worker; the rest wait for the next one. */
 #define WIPE_JOBS_MAX		4096
+size_t wipe_jobs_max = WIPE_JOBS_MAX;	/* the tests lower it */
 /*
  * An entry still open elsewhere is retried after 1 s, then 2, 4, ... up
  * to this many seconds, as long as some entry stays open.
@@ -321,43 +322,44 @@ out:
 }
 
 /*
- * The queue of @fs: every file in its .wipe, with the row it belongs to.
- * A file whose row is still "trashed" (a crash between the move and the
- * update) is marked wiping now.  A wiping row whose file is gone was
- * unlinked by a wipe whose record a crash lost: the unlink comes only
- * after the overwrite, so it is marked wiped.
+ * The queue of @fs: the files in its .wipe, with the rows they belong
+ * to, up to wipe_jobs_max jobs in all.  A file whose row is still
+ * "trashed" (a crash between the move and the update) is marked wiping
+ * now.  The first pass (@deferred false) takes the files nobody holds
+ * open as far as it knows; the second (@deferred true) the ones deferred
+ * because someone did, with the room left: a user who holds thousands of
+ * +s entries open must not keep everyone else's queued wipes from ever
+ * being collected.
  */
-static int
+static void
 wipe_collect(struct trashd *d, size_t fsi, struct wipe_job **jobs,
-    size_t *njobs, bool recover)
+    size_t *njobs, bool deferred)
 {
-	struct index_filter f = { .uid = -1,
-	    .states = ENTRY_STATE_MASK(ENTRY_WIPING) };
 	struct tfs *fs = &d->fs[fsi];
-	struct entry_list l;
 	struct wipe_job *j;
 	struct dirent *de;
 	struct entry e;
 	struct stat st;
 	DIR *dir;
 	int64_t id;
-	size_t i, k;
-	int fd, r = 0;
+	int fd;
 
 	/* No .wipe yet (a full disk at start-up): nothing queued there. */
-	if (fs->wipefd < 0)
-		return 0;
+	if (fs->wipefd < 0 || *njobs >= wipe_jobs_max)
+		return;
 	if ((fd = openat(fs->wipefd, ".", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
-		return -errno;
-	if ((dir = fdopendir(fd)) == NULL) {
-		close(fd);
-		return -errno;
+	    O_CLOEXEC)) < 0 || (dir = fdopendir(fd)) == NULL) {
+		log_warn("wipe: %s/.trash/.wipe", fs->path);
+		if (fd >= 0)
+			close(fd);
+		return;
 	}
-	while ((de = readdir(dir)) != NULL && *njobs < WIPE_JOBS_MAX) {
+	while (*njobs < wipe_jobs_max && (de = readdir(dir)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0 ||
-		    strlen(de->d_name) >= sizeof(j->name))
+		    strlen(de->d_name) >= sizeof(j->name) ||
+		    (wipe_deferred_find(d, fs->id, de->d_name) <
+		    d->wipe_ndeferred) != deferred)
 			continue;
 		*jobs = xreallocarray(*jobs, *njobs + 1, sizeof(**jobs));
 		j = &(*jobs)[(*njobs)++];
@@ -380,16 +382,34 @@ wipe_collect(struct trashd *d, size_t fsi, struct wipe_job **jobs,
 		entry_clear(&e);
 	}
 	closedir(dir);
-	if (!recover)
+}
+
+/*
+ * Start-up: a wiping row of @fs whose file is no longer in .wipe was
+ * unlinked by a wipe whose record a crash lost (the unlink comes only
+ * after the overwrite): it is marked wiped.  One whose file is still
+ * there is queued, whether or not this pass collected it.
+ */
+static int
+wipe_settle(struct trashd *d, struct tfs *fs)
+{
+	struct index_filter f = { .uid = -1,
+	    .states = ENTRY_STATE_MASK(ENTRY_WIPING) };
+	struct entry_list l;
+	struct stat st;
+	char name[32];
+	size_t i;
+	int r;
+
+	if (fs->wipefd < 0)
 		return 0;
 	f.fs_id = fs->id;
 	if ((r = index_list(d->db, &f, &l)) < 0)
 		return r;
 	for (i = 0; i < l.n; i++) {
-		for (k = 0; k < *njobs; k++)
-			if ((*jobs)[k].id == l.v[i].id)
-				break;
-		if (k < *njobs)
+		snprintf(name, sizeof(name), "%" PRId64, l.v[i].id);
+		if (fstatat(fs->wipefd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+		    errno != ENOENT)
 			continue;
 		(void)index_set_state(d->db, l.v[i].id, ENTRY_WIPED);
 		audit_entry(d, 0, getpid(), "wiped", fs, &l.v[i],
@@ -411,7 +431,11 @@ wipe_jobs(struct trashd *d, struct wipe_job **jobs, size_t *njobs,
 	if ((r = db_begin(d->db)) < 0)
 		return r;
 	for (i = 0; i < d->nfs; i++)
-		if ((r = wipe_collect(d, i, jobs, njobs, recover)) < 0)
+		wipe_collect(d, i, jobs, njobs, false);
+	for (i = 0; i < d->nfs && d->wipe_ndeferred > 0; i++)
+		wipe_collect(d, i, jobs, njobs, true);
+	for (i = 0; i < d->nfs && recover; i++)
+		if ((r = wipe_settle(d, &d->fs[i])) < 0)
 			log_warnx("wipe: %s: %s", d->fs[i].path, strerror(-r));
 	return db_commit(d->db);
 }

@@ -662,6 +662,132 @@ test_open_deferred(void **state)
 	free(buf);
 }
 
+/* Stage @n +s entries of @uid named PREFIX0.. and queue each for a wipe. */
+static void
+stage_queued(struct trashd *d, struct tl *t, uint32_t uid,
+    const char *prefix, int n, int *fds)
+{
+	char name[64], path[64], p[PATH_MAX];
+	struct entry e;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct tl_entry te = { .uid = uid, .time = 100 + i,
+		    .deleter = uid, .flags = FS_SECRM_FL, .data = "secret",
+		    .len = 6 };
+
+		TL_SNPRINTF(name, sizeof(name), "%s%d", prefix, i);
+		TL_SNPRINTF(path, sizeof(path), "home/%u/%s", uid, name);
+		te.name = name;
+		te.path = path;
+		tl_stage(t, &te);
+		if (fds != NULL) {
+			/* The holder: an open file description of its own. */
+			tl_path(t, p, sizeof(p), ".trash/%u/%s", uid, name);
+			fds[i] = open(p, O_RDONLY | O_CLOEXEC);
+			assert_true(fds[i] >= 0);
+		}
+		if (d == NULL)
+			continue;
+		scan_all(d);
+		assert_int_equal(tl_entry_by_name(d, uid, name, &e), 0);
+		assert_int_equal(policy_purge(d, &d->fs[0], &e, "test", 0, 1),
+		    0);
+		entry_clear(&e);
+	}
+}
+
+/*
+ * A user who holds more +s entries open than one pass collects does not
+ * keep anyone else's queued wipe from being done: each pass takes the
+ * files nobody is known to hold first, the deferred ones with the room
+ * left.  (Before: the first names in .wipe's order, deferred or not, every
+ * pass; the others waited for ever.)
+ */
+static void
+test_held_open_do_not_starve(void **state)
+{
+	struct state *s = *state;
+	size_t saved = wipe_jobs_max;
+	struct trashd d;
+	struct entry e;
+	char name[16];
+	int fds[8], i, pass;
+
+	tl_open(&s->t, &d, tl_config(&s->t), NULL);
+	wipe_jobs_max = 4;
+	stage_queued(&d, &s->t, 2002, "held", 8, fds);
+	stage_queued(&d, &s->t, 2001, "mine", 8, NULL);
+	for (pass = 0; pass < 5; pass++)
+		assert_int_equal(wipe_drain(&d), 0);
+	for (i = 0; i < 8; i++) {
+		TL_SNPRINTF(name, sizeof(name), "mine%d", i);
+		assert_int_equal(tl_entry_by_name(&d, 2001, name, &e), 0);
+		assert_int_equal(e.state, ENTRY_WIPED);
+		entry_clear(&e);
+	}
+	assert_int_equal(wipe_deferred(&d, 2002), 8);
+	assert_int_equal(wipe_deferred(&d, 2001), 0);
+	for (i = 0; i < 8; i++)
+		close(fds[i]);
+	/* Let go of: done within two passes of four. */
+	for (pass = 0; pass < 2; pass++)
+		assert_int_equal(wipe_drain(&d), 0);
+	assert_int_equal(wipe_deferred(&d, -1), 0);
+	assert_int_equal(tl_count(&d, 2002, ENTRY_STATE_MASK(ENTRY_WIPED)), 8);
+	wipe_jobs_max = saved;
+	daemon_close(&d);
+}
+
+/*
+ * Start-up recovery with more queued files than one pass collects: a
+ * wiping row is marked wiped only when its file is gone from .wipe, never
+ * because this pass did not reach it.  (Before: every row past the pass's
+ * cap was recorded "wiped" while its data waited, unwiped, in .wipe.)
+ */
+static void
+test_recover_past_the_cap(void **state)
+{
+	struct state *s = *state;
+	size_t saved = wipe_jobs_max;
+	struct index_filter f = { .fs_id = -1, .uid = 2003,
+	    .states = ENTRY_STATE_MASK(ENTRY_WIPED) };
+	struct entry_list l;
+	struct trashd d;
+	char p[PATH_MAX];
+	int64_t wiped;
+	size_t i;
+	int pass;
+
+	tl_open(&s->t, &d, tl_config(&s->t), NULL);
+	wiped = tl_audit_count(&d, "wiped");
+	stage_queued(&d, &s->t, 2003, "q", 6, NULL);
+	wipe_jobs_max = 2;
+	assert_int_equal(wipe_recover(&d), 0);
+	assert_int_equal(index_list(d.db, &f, &l), 0);
+	assert_int_equal(l.n, 0);
+	entry_list_free(&l);
+	assert_int_equal(tl_audit_count(&d, "wiped"), wiped);
+	assert_int_equal(tl_count(&d, 2003, ENTRY_STATE_MASK(ENTRY_WIPING)),
+	    6);
+	/* Each pass wipes two, and says so only for those. */
+	for (pass = 1; pass <= 3; pass++) {
+		assert_int_equal(wipe_drain(&d), 0);
+		assert_int_equal(tl_count(&d, 2003,
+		    ENTRY_STATE_MASK(ENTRY_WIPED)), 2 * pass);
+		assert_int_equal(index_list(d.db, &f, &l), 0);
+		for (i = 0; i < l.n; i++) {
+			tl_path(&s->t, p, sizeof(p), ".trash/.wipe/%" PRId64,
+			    l.v[i].id);
+			assert_false(tl_exists(p));
+		}
+		entry_list_free(&l);
+	}
+	assert_int_equal(tl_audit_count(&d, "wiped"), wiped + 6);
+	wipe_jobs_max = saved;
+	daemon_close(&d);
+}
+
 static void
 test_strings(void **state)
 {
@@ -698,6 +824,8 @@ main(void)
 		cmocka_unit_test(test_sparse_no_fiemap),
 		cmocka_unit_test(test_sparse_many_extents),
 		cmocka_unit_test(test_open_deferred),
+		cmocka_unit_test(test_held_open_do_not_starve),
+		cmocka_unit_test(test_recover_past_the_cap),
 		cmocka_unit_test(test_strings),
 	};
 
