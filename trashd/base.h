@@ -172,6 +172,7 @@ struct restore_job;
 struct wipe_worker;
 struct wipe_deferred;
 struct scan_resume;
+struct scan_dirq;
 struct policy_new;
 struct control;
 
@@ -196,6 +197,8 @@ struct trashd {
 	bool		 rescan;	/* a full scan is due */
 	struct scan_resume *resume;	/* the rescan in steps, NULL: none */
 	struct event	*rescan_ev;	/* its next step */
+	struct scan_dirq *rescan_dirs;	/* uid dirs to rescan after it */
+	size_t		 rescan_ndirs;
 	struct control	*control;	/* NULL: no control socket */
 	struct policy_new *fresh;	/* entries new since the last run */
 	size_t		 nfresh;

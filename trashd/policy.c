@@ -58,7 +58,7 @@ policy_purge(struct trashd *d, struct tfs *fs, const struct entry *e,
 		r = fd;
 		snprintf(result, sizeof(result), "refused: %s", strerror(-r));
 		audit_entry(d, actor_uid, actor_pid, "purge", fs, e, result);
-		(void)scan_uid(d, fs, tu);
+		watch_rescan_uid(d, fs, tu);
 		goto out;
 	}
 	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)

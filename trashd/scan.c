@@ -479,7 +479,20 @@ struct scan_resume {
 	size_t		 nuids, ui;	/* the dir being read: uids[ui] */
 	DIR		*dir;		/* it, NULL: not opened yet */
 	struct index_filter f;		/* every dir read: the sweep's cursor */
+	bool		 one;		/* only uids[0] of d->fs[fsi] */
+	bool		 again;		/* everything again once this is over */
 };
+
+/*
+ * A uid dir whose rows a request found stale (a name that no longer holds
+ * its inode), rescanned in steps after the rescan under way.  At most
+ * SCAN_DIRQ_MAX wait; past that, everything is rescanned once more.
+ */
+struct scan_dirq {
+	size_t		 fsi;
+	uint32_t	 uid;
+};
+#define SCAN_DIRQ_MAX	256
 
 void
 scan_resume_stop(struct trashd *d)
@@ -495,13 +508,71 @@ scan_resume_stop(struct trashd *d)
 	d->resume = NULL;
 }
 
-/* (Re)start the rescan from the first filesystem. */
+/*
+ * Rescan everything, in steps.  A full rescan under way is not started
+ * over (then a user who overflows the inotify queue again and again would
+ * keep it from ever reaching the trashes after theirs): it goes on, and
+ * another one follows it.  It covers the uid dirs queued for a rescan.
+ */
 void
 scan_resume_start(struct trashd *d)
 {
+	if (d->resume != NULL && !d->resume->one) {
+		d->resume->again = true;
+		return;
+	}
 	scan_resume_stop(d);
+	d->rescan_ndirs = 0;
 	d->resume = xcalloc(1, sizeof(*d->resume));
 	notify_status("rescanning the trash after an inotify overflow");
+}
+
+/* A rescan of the uid dir @uid of d->fs[@fsi] alone. */
+static void
+scan_resume_one(struct trashd *d, size_t fsi, uint32_t uid)
+{
+	struct scan_resume *z = xcalloc(1, sizeof(*z));
+
+	z->fsi = fsi;
+	z->one = true;
+	z->listed = true;
+	z->uids = xcalloc(1, sizeof(*z->uids));
+	z->uids[0] = uid;
+	z->nuids = 1;
+	d->resume = z;
+}
+
+/*
+ * Rescan @tu's dir of @fs, in steps, after the rescan under way if any.
+ * For a request that found a row stale: reading a whole dir at once, which
+ * its user may fill with a million hard links, would hold the loop for
+ * seconds while everyone else's requests wait.  A dir queued already is
+ * not queued twice.
+ */
+void
+scan_resume_uid(struct trashd *d, struct tfs *fs, struct tuid *tu)
+{
+	size_t fsi = (size_t)(fs - d->fs), i;
+
+	if (d->resume == NULL) {
+		scan_resume_one(d, fsi, tu->uid);
+		return;
+	}
+	if (!d->resume->one && !d->resume->again && (d->resume->fsi < fsi ||
+	    (d->resume->fsi == fsi && !d->resume->listed)))
+		return;	/* the full rescan under way has yet to read it */
+	for (i = 0; i < d->rescan_ndirs; i++)
+		if (d->rescan_dirs[i].fsi == fsi &&
+		    d->rescan_dirs[i].uid == tu->uid)
+			return;
+	if (d->rescan_ndirs == SCAN_DIRQ_MAX) {
+		scan_resume_start(d);
+		return;
+	}
+	d->rescan_dirs = xreallocarray(d->rescan_dirs, d->rescan_ndirs + 1,
+	    sizeof(*d->rescan_dirs));
+	d->rescan_dirs[d->rescan_ndirs].fsi = fsi;
+	d->rescan_dirs[d->rescan_ndirs++].uid = tu->uid;
 }
 
 /* The uid dirs of @fs, each opened and watched (watched first). */
@@ -609,7 +680,7 @@ scan_resume_sweep(struct trashd *d, struct tfs *fs, struct scan_resume *z,
 	size_t i, n;
 
 	z->f.fs_id = fs->id;
-	z->f.uid = -1;
+	z->f.uid = z->one ? (int64_t)z->uids[0] : -1;
 	z->f.states = ENTRY_LIVE;
 	z->f.limit = budget;
 	if (index_list(d->db, &z->f, &l) < 0)
@@ -651,17 +722,40 @@ scan_resume_step(struct trashd *d, size_t budget)
 			budget -= n < budget ? n : budget;
 		} else if ((n = scan_resume_sweep(d, fs, z, budget)) > 0) {
 			budget -= n;
+		} else if (z->one) {
+			log_debug("scan: %s/.trash/%u: reconciled", fs->path,
+			    z->uids[0]);
+			z->fsi = d->nfs;
 		} else {
 			log_debug("scan: %s: reconciled", fs->path);
 			free(z->uids);
-			memset(z, 0, sizeof(*z));
+			z->uids = NULL;
+			z->listed = false;
+			z->nuids = z->ui = 0;
+			memset(&z->f, 0, sizeof(z->f));
 			z->fsi = (size_t)(fs - d->fs) + 1;
 		}
 	}
 	(void)db_commit(d->db);
 	if (z->fsi < d->nfs)
 		return 1;
+	/* Over: everything again, or the next queued dir, or done. */
+	if (z->again) {
+		scan_resume_stop(d);
+		scan_resume_start(d);
+		return 1;
+	}
 	scan_resume_stop(d);
+	while (d->rescan_ndirs > 0) {
+		struct scan_dirq q = d->rescan_dirs[0];
+
+		memmove(d->rescan_dirs, d->rescan_dirs + 1,
+		    --d->rescan_ndirs * sizeof(*d->rescan_dirs));
+		if (q.fsi < d->nfs) {
+			scan_resume_one(d, q.fsi, q.uid);
+			return 1;
+		}
+	}
 	notify_steady(d);
 	return 0;
 }

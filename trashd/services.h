@@ -24,6 +24,7 @@ int	 scan_fs(struct trashd *, struct tfs *);
 int	 scan_all(struct trashd *);
 struct scan_resume;
 void	 scan_resume_start(struct trashd *);
+void	 scan_resume_uid(struct trashd *, struct tfs *, struct tuid *);
 int	 scan_resume_step(struct trashd *, size_t budget);
 void	 scan_resume_stop(struct trashd *);
 
@@ -34,6 +35,7 @@ int	 watch_fs(struct trashd *, struct tfs *);
 int	 watch_uid(struct trashd *, struct tfs *, struct tuid *);
 int	 watch_read(struct trashd *);
 void	 watch_overflow(struct trashd *);
+void	 watch_rescan_uid(struct trashd *, struct tfs *, struct tuid *);
 
 /* ---- pressure.c: the kernel's space pressure, above the policy ---- */
 int	 pressure_fs(struct trashd *, struct tfs *);

@@ -130,6 +130,9 @@ watch_close(struct trashd *d)
 		event_free(d->rescan_ev);
 	d->rescan_ev = NULL;
 	scan_resume_stop(d);
+	free(d->rescan_dirs);
+	d->rescan_dirs = NULL;
+	d->rescan_ndirs = 0;
 	if (d->inotify_fd >= 0)
 		close(d->inotify_fd);
 	d->inotify_fd = -1;
@@ -195,16 +198,10 @@ watch_find(struct trashd *d, int wd, struct tuid **tup)
 	return NULL;
 }
 
-/*
- * Everything may have been missed: rescan every filesystem, in steps
- * from the loop (at once without one); a rescan under way starts over.
- */
-void
-watch_overflow(struct trashd *d)
+/* The rescan's steps, from the loop (all at once without one). */
+static void
+watch_rescan_arm(struct trashd *d)
 {
-	log_warnx("watch: inotify queue overflow: rescanning");
-	d->rescan = false;
-	scan_resume_start(d);
 	if (d->rescan_ev == NULL) {
 		while (scan_resume_step(d, WATCH_RESCAN_STEP) > 0)
 			;
@@ -212,6 +209,27 @@ watch_overflow(struct trashd *d)
 	}
 	if (evtimer_add(d->rescan_ev, &watch_now) < 0)
 		fatalx("watch: cannot add the rescan timer");
+}
+
+/*
+ * Everything may have been missed: rescan every filesystem, in steps; a
+ * full rescan under way goes on, and another follows it.
+ */
+void
+watch_overflow(struct trashd *d)
+{
+	log_warnx("watch: inotify queue overflow: rescanning");
+	d->rescan = false;
+	scan_resume_start(d);
+	watch_rescan_arm(d);
+}
+
+/* A request found rows of @tu stale: rescan its dir, in steps. */
+void
+watch_rescan_uid(struct trashd *d, struct tfs *fs, struct tuid *tu)
+{
+	scan_resume_uid(d, fs, tu);
+	watch_rescan_arm(d);
 }
 
 static void

@@ -123,7 +123,7 @@ refused:
 	snprintf(result, sizeof(result), "refused: %s", strerror(-r));
 	audit_entry(d, 0, getpid(), "wipe-queued", fs, e, result);
 	if (r == -ESTALE || r == -ENOENT)
-		(void)scan_uid(d, fs, tu);
+		watch_rescan_uid(d, fs, tu);
 out:
 	return r;
 }

@@ -4,6 +4,7 @@
  * events; a new per-uid dir is watched and scanned; a rename inside the
  * trash is not a departure; IN_Q_OVERFLOW (events lost) rescans.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
@@ -294,6 +295,119 @@ test_overflow_in_steps(void **state)
 	    ENTRY_STATE_MASK(ENTRY_RESTORED)), 1);
 }
 
+/* Of the uid dirs @uids (made now), the first and the last /.trash lists. */
+static void
+first_and_last(struct state *s, const uint32_t *uids, size_t n,
+    uint32_t *first, uint32_t *last)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	unsigned long u;
+	bool seen = false;
+	size_t i;
+	DIR *dir;
+
+	for (i = 0; i < n; i++)
+		tl_mkuid(&s->t, uids[i]);
+	tl_path(&s->t, path, sizeof(path), ".trash");
+	assert_non_null(dir = opendir(path));
+	while ((de = readdir(dir)) != NULL) {
+		u = strtoul(de->d_name, NULL, 10);
+		for (i = 0; i < n && uids[i] != u; i++)
+			;
+		if (i == n)
+			continue;
+		if (!seen)
+			*first = (uint32_t)u;
+		seen = true;
+		*last = (uint32_t)u;
+	}
+	closedir(dir);
+	assert_true(seen && *first != *last);
+}
+
+/*
+ * An overflow while the rescan goes on does not start it over: else a user
+ * who overflows the queue again and again (churning their own trash) would
+ * keep it from ever reaching the trashes listed after theirs, whose new
+ * entries would never be indexed.  The pass goes on and another follows.
+ */
+static void
+test_overflow_again_goes_on(void **state)
+{
+	static const uint32_t uids[] = { 4001, 4002, 4003, 4004 };
+	struct state *s = *state;
+	struct tl_entry n = { .path = "p/a", .time = 1, .flags = FS_UNRM_FL };
+	uint32_t churner, victim;
+	char name[32];
+	struct entry e;
+	int i;
+
+	first_and_last(s, uids, 4, &churner, &victim);
+	n.uid = n.deleter = churner;
+	for (i = 0; i < 2000; i++) {
+		TL_SNPRINTF(name, sizeof(name), "churn%d", i);
+		n.name = name;
+		tl_stage(&s->t, &n);
+	}
+	assert_true(settle(s, churner, 2000));
+	n.uid = n.deleter = victim;
+	n.name = "victim";
+	tl_stage(&s->t, &n);
+	drain_inotify(s);	/* its event lost in an overflow */
+	watch_overflow(&s->d);
+	/* An overflow every third step; 3 steps do not read 2,000 names. */
+	for (i = 0; i < 300; i++) {
+		if (i % 3 == 2)
+			watch_overflow(&s->d);
+		event_base_loop(s->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		if (tl_entry_by_name(&s->d, victim, "victim", &e) == 0)
+			break;
+	}
+	printf("the entry after 2,000 others indexed in %d steps\n", i);
+	assert_true(i < 300);
+	entry_clear(&e);
+	assert_true(rescanned(s));
+}
+
+/*
+ * A request that finds a row stale (its name renamed in the trash, the
+ * events not read yet) rescans that uid dir in steps of the loop, not at
+ * once: a user can fill their own dir with a million hard links, and
+ * reading it whole would hold the loop for seconds.
+ */
+static void
+test_stale_request_in_steps(void **state)
+{
+	struct state *s = *state;
+	struct tl_entry n = { .uid = 4005, .deleter = 4005, .path = "p/st",
+	    .time = 1, .flags = FS_UNRM_FL };
+	char from[PATH_MAX], to[PATH_MAX];
+	struct entry e;
+
+	tl_mkuid(&s->t, 4005);
+	n.name = "was";
+	tl_stage(&s->t, &n);
+	assert_true(settle_named(s, 4005, "was"));
+	tl_path(&s->t, from, sizeof(from), ".trash/4005/was");
+	tl_path(&s->t, to, sizeof(to), ".trash/4005/now");
+	assert_int_equal(rename(from, to), 0);
+	drain_inotify(s);
+	assert_int_equal(tl_entry_by_name(&s->d, 4005, "was", &e), 0);
+	assert_true(policy_purge(&s->d, &s->d.fs[0], &e, "test", 0, 1) < 0);
+	entry_clear(&e);
+	/* Queued, not done at once. */
+	assert_non_null(s->d.resume);
+	assert_int_not_equal(tl_entry_by_name(&s->d, 4005, "now", &e), 0);
+	assert_true(rescanned(s));
+	assert_int_equal(tl_entry_by_name(&s->d, 4005, "now", &e), 0);
+	assert_int_equal(e.state, ENTRY_TRASHED);
+	entry_clear(&e);
+	assert_true(tl_entry_by_name(&s->d, 4005, "was", &e) != 0 ||
+	    e.state != ENTRY_TRASHED);
+	entry_clear(&e);
+}
+
 int
 main(void)
 {
@@ -304,6 +418,8 @@ main(void)
 		cmocka_unit_test(test_overflow_handler),
 		cmocka_unit_test(test_overflow_event),
 		cmocka_unit_test(test_overflow_in_steps),
+		cmocka_unit_test(test_overflow_again_goes_on),
+		cmocka_unit_test(test_stale_request_in_steps),
 	};
 
 	log_init(1, 0);
