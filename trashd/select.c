@@ -38,11 +38,13 @@ select_id(struct control_conn *c, const struct proto_msg *m,
 		return -ENOENT;
 	}
 	if (e.trash_uid != uid) {
+		uint32_t owner = e.trash_uid;
+
 		entry_clear(&e);
 		if (c->peer.admin && !PROTO_HAS(m, A_UID))
 			conn_reply_error(c, EPERM, "entry %" PRId64 " is "
 			    "in the trash of uid %u: name that user "
-			    "explicitly", m->num[A_ID], e.trash_uid);
+			    "explicitly", m->num[A_ID], owner);
 		else
 			conn_reply_error(c, EPERM, "entry %" PRId64 " is "
 			    "not in the trash of uid %u", m->num[A_ID], uid);

@@ -118,7 +118,7 @@ test_authz(void **state)
 	free(out);
 	/* On behalf of B: only when said explicitly. */
 	check_rc(ctl(e, &ADM, &out, "restore", "--id", id), 4, out);
-	expect_str(out, "explicitly");
+	expect_str(out, "in the trash of uid 70002: name that user explicitly");
 	free(out);
 	check_rc(ctl(e, &ADM, &out, "restore", "-u", "70002", "--id", id), 0,
 	    out);
