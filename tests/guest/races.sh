@@ -27,11 +27,14 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 
-race() {	# KIND
+race() {	# KIND [MODE of $A's trash dir, made before]
 	fresh_dir r 0
 	reset_trash
 	chmod 0777 $M/r
 	tbtool chattr +u $M/r
+	if [ -n "${2:-}" ]; then
+		mkdir $T/$A && chown $A:$A $T/$A && chmod "$2" $T/$A
+	fi
 	tbrace race "$1" $M/r $T "$ROUNDS" $A $B || die "invariant broken"
 }
 
@@ -42,6 +45,12 @@ for kind in unlink-unlink renameover-unlink renameover-renameover \
 	run_test "lockstep race $kind, $ROUNDS rounds, uids $A and $B" \
 		"t_$(echo $kind | tr - _)"
 done
+# $B renames over $A's file (its trash link goes to her trash) while she
+# renames it away, in a trash dir she made sticky (she may: it is hers):
+# the link $B's rename made must still go again, the file is live.
+t_renameaway_sticky() { race renameaway-renameover 1700; }
+run_test "lockstep race renameaway-renameover, $ROUNDS rounds, $A's trash sticky" \
+	t_renameaway_sticky
 
 t_random() {
 	fresh_dir w 0

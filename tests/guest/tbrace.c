@@ -541,6 +541,8 @@ static const struct race races[] = {
 	{ "exchange-unlink", 0, setup_two, { xchg_ax_by, ul_ax } },
 	{ "failedrename-undo", 0, setup_one_src, { rn_as_ax, ul_as_ax } },
 	{ "renameover-renameaway", 0, setup_one_src, { rn_as_ax, rn_ax_bw } },
+	/* The other uid renames over the owner's file, which she renames away. */
+	{ "renameaway-renameover", 0, setup_one_src, { rn_ax_bw, rn_as_ax } },
 };
 
 static int cmd_race(int argc, char **argv)

@@ -426,6 +426,30 @@ static int cmd_rename(int argc, char **argv)
 	return 0;
 }
 
+/* tbtool link OLD NEW / tbtool exchange A B: print the errno symbol */
+static int cmd_link(int argc, char **argv)
+{
+	if (argc != 2)
+		return 2;
+	if (link(argv[0], argv[1]) < 0) {
+		printf("%s\n", errname(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_exchange(int argc, char **argv)
+{
+	if (argc != 2)
+		return 2;
+	if (syscall(SYS_renameat2, AT_FDCWD, argv[0], AT_FDCWD, argv[1],
+		    RENAME_EXCHANGE) < 0) {
+		printf("%s\n", errname(errno));
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * tbtool uring-unlink FILE: unlink through io_uring's IORING_OP_UNLINKAT,
  * with raw system calls (no liburing in a static busybox guest).  Prints
@@ -1473,6 +1497,8 @@ static const struct {
 	{ "sock", cmd_sock, "PATH HEX [HOLD]" },
 	{ "unlink", cmd_unlink, "FILE" },
 	{ "rename", cmd_rename, "OLD NEW" },
+	{ "link", cmd_link, "OLD NEW" },
+	{ "exchange", cmd_exchange, "A B" },
 	{ "linkfill", cmd_linkfill, "DIR" },
 	{ "uring-unlink", cmd_uring_unlink, "FILE" },
 	{ "churn", cmd_churn, "DIR NAME N" },
