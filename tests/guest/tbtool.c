@@ -403,51 +403,39 @@ static int cmd_sock(int argc, char **argv)
 	return 0;
 }
 
-/* tbtool unlink FILE / tbtool rename OLD NEW: print the errno symbol */
-static int cmd_unlink(int argc, char **argv)
+/* A system call's result for the commands below: its errno symbol printed. */
+static int said(long rc)
 {
-	if (argc != 1)
-		return 2;
-	if (unlink(argv[0]) < 0) {
+	if (rc < 0) {
 		printf("%s\n", errname(errno));
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * tbtool unlink FILE, rename OLD NEW, link OLD NEW, exchange A B
+ * (renameat2's RENAME_EXCHANGE): print the errno symbol on failure.
+ */
+static int cmd_unlink(int argc, char **argv)
+{
+	return argc != 1 ? 2 : said(unlink(argv[0]));
 }
 
 static int cmd_rename(int argc, char **argv)
 {
-	if (argc != 2)
-		return 2;
-	if (rename(argv[0], argv[1]) < 0) {
-		printf("%s\n", errname(errno));
-		return 1;
-	}
-	return 0;
+	return argc != 2 ? 2 : said(rename(argv[0], argv[1]));
 }
 
-/* tbtool link OLD NEW / tbtool exchange A B: print the errno symbol */
 static int cmd_link(int argc, char **argv)
 {
-	if (argc != 2)
-		return 2;
-	if (link(argv[0], argv[1]) < 0) {
-		printf("%s\n", errname(errno));
-		return 1;
-	}
-	return 0;
+	return argc != 2 ? 2 : said(link(argv[0], argv[1]));
 }
 
 static int cmd_exchange(int argc, char **argv)
 {
-	if (argc != 2)
-		return 2;
-	if (syscall(SYS_renameat2, AT_FDCWD, argv[0], AT_FDCWD, argv[1],
-		    RENAME_EXCHANGE) < 0) {
-		printf("%s\n", errname(errno));
-		return 1;
-	}
-	return 0;
+	return argc != 2 ? 2 : said(syscall(SYS_renameat2, AT_FDCWD, argv[0],
+					    AT_FDCWD, argv[1], RENAME_EXCHANGE));
 }
 
 /*
