@@ -16,9 +16,16 @@
 
 #include "verb.h"
 
-/* Restores running at once, of everyone; more are told to retry.  Each
- * uid has restore-max of them (trashd.conf). */
-#define CONTROL_RESTORES_MAX	16
+/*
+ * Restores running at once, of everyone.  Each uid has restore-max of them
+ * (trashd.conf).  Past CONTROL_RESTORES_FAIR, only a uid with none running
+ * may start one, so a few users whose restores hang (into a FUSE mount
+ * that never answers, or a child they stopped with SIGSTOP: it runs as
+ * them) hold up no one else until restore-timeout; CONTROL_RESTORES_MAX
+ * bounds the daemon's children and descriptors all the same.
+ */
+#define CONTROL_RESTORES_FAIR	16
+#define CONTROL_RESTORES_MAX	64
 
 /* Where entry @e goes: its original path, or under --to. */
 static char *
@@ -77,7 +84,7 @@ verb_restore(struct control_conn *c, const struct proto_msg *m)
 	mode_t mask = 022;
 	uint32_t uid;
 	bool dir;
-	size_t i, n;
+	size_t i, n, all;
 	int r;
 
 	if (conn_target_uid(c, m, &uid) < 0)
@@ -98,9 +105,10 @@ verb_restore(struct control_conn *c, const struct proto_msg *m)
 		    n, n == 1 ? "" : "s", d->conf->restore_max);
 		return;
 	}
-	if (restore_running(d) >= CONTROL_RESTORES_MAX) {
-		conn_reply_error(c, EBUSY, "too many restores running; "
-		    "try again");
+	if ((all = restore_running(d)) >= CONTROL_RESTORES_MAX ||
+	    (all >= CONTROL_RESTORES_FAIR && n > 0)) {
+		conn_reply_error(c, EBUSY, "too many restores running (%zu, "
+		    "%zu of them yours); try again", all, n);
 		return;
 	}
 	if (conn_where(c, m, &w) < 0)

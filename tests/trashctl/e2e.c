@@ -848,8 +848,9 @@ dead_mount(struct env *e, const char *dir, uid_t uid)
 
 	if ((fd = open("/dev/fuse", O_RDWR | O_CLOEXEC)) < 0)
 		return false;
+	/* allow_other: every uid's lookup in it hangs, not only @uid's. */
 	TL_SNPRINTF(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=%u,"
-	    "group_id=%u", fd, (unsigned)uid, (unsigned)uid);
+	    "group_id=%u,allow_other", fd, (unsigned)uid, (unsigned)uid);
 	if (mount("trashbin-test", dir, "fuse.dead", MS_NOSUID | MS_NODEV,
 	    opts) < 0) {
 		close(fd);

@@ -692,12 +692,122 @@ test_restore_per_uid(void **state)
 	wait_count(e, UA, RS_HUNG);
 }
 
+/* A fifth user, beside A, B, ADM and NOT. */
+#define UC	70006
+static const struct who C = { UC, UC, { UC }, 1 };
+/* The restores all users together run before only newcomers may start. */
+#define RS_GLOBAL	16
+
+/*
+ * Four users each fill their restore-max with restores that hang (here
+ * into a FUSE mount that never answers; a child they SIGSTOP hangs the
+ * same): together all RS_GLOBAL.  A fifth user, with nothing running, is still served at
+ * once, and one of the four is still told it is busy.
+ */
+static void
+test_restore_hogs_fair(void **state)
+{
+	const struct who *hog[] = { &A, &B, &ADM, &NOT };
+	const size_t nhog = sizeof(hog) / sizeof(hog[0]);
+	struct env *e = *state;
+	char p[PATH_MAX], id[32], name[32];
+	char *out = NULL;
+	int rc[RS_GLOBAL], i, k, running, ended, timed = 0;
+	int64_t t0;
+
+	_Static_assert(sizeof(hog) / sizeof(hog[0]) * RS_MAX == RS_GLOBAL,
+	    "the hogs fill the global slots exactly");
+	_Static_assert(RS_GLOBAL <= E2E_JOBS, "they run in the background");
+	/* Root's, as /tmp: each user's restore hangs in there. */
+	mkdir_as(e, "home/dead", 0, 0755);
+	for (i = 0; i < RS_GLOBAL; i++) {
+		TL_SNPRINTF(name, sizeof(name), "h%d", i);
+		TL_SNPRINTF(p, sizeof(p), "home/dead/h%d", i);
+		stage_str(e, hog[i / RS_MAX]->uid, name, p, "hung");
+	}
+	stage_str(e, UC, "c1", "home/c1", "C's");
+	for (k = 0; k < (int)nhog; k++)
+		wait_count(e, hog[k]->uid, RS_MAX);
+	wait_count(e, UC, 1);
+	tl_path(&e->t, p, sizeof(p), "home/dead");
+	if (!dead_mount(e, p, 0)) {
+		fprintf(stderr, "no FUSE here: %s\n", strerror(errno));
+		skip();
+	}
+
+	for (i = 0; i < RS_GLOBAL; i++) {
+		TL_SNPRINTF(name, sizeof(name), "h%d", i);
+		TL_SNPRINTF(id, sizeof(id), "%" PRId64,
+		    entry_id_named(e, hog[i / RS_MAX]->uid, name));
+		job_start(e, &(const struct run){ .as = hog[i / RS_MAX] },
+		    ARGS("restore", "--id", id), &e->jobs[i]);
+		rc[i] = -1;
+	}
+	/* Until every one hangs in a child of trashd (none may end). */
+	t0 = mono_ms();
+	for (;;) {
+		for (i = 0, ended = 0; i < RS_GLOBAL; i++) {
+			if (rc[i] < 0)
+				rc[i] = job_wait(&e->jobs[i], 0);
+			if (rc[i] >= 0)
+				ended++;
+		}
+		for (k = 0, running = 0; k < (int)nhog; k++)
+			running += restore_children(e, hog[k]->uid);
+		if (running == RS_GLOBAL)
+			break;
+		if (ended > 0 || mono_ms() - t0 >= 10000 * slow) {
+			for (i = 0; i < RS_GLOBAL; i++)
+				if (rc[i] >= 0) {
+					out = job_output(&e->jobs[i]);
+					fprintf(stderr, "restore %d ended: "
+					    "%d: %s\n", i, rc[i], out);
+					free(out);
+				}
+			fail_msg("%d of %d restores hang", running, RS_GLOBAL);
+		}
+		msleep(20);
+	}
+
+	/* All slots of the four taken: the fifth user is served at once. */
+	tl_path(&e->t, p, sizeof(p), "home/c1");
+	t0 = mono_ms();
+	check_rc(ctl(e, &C, &out, "restore", p), 0, out);
+	free(out);
+	assert_true(mono_ms() - t0 < 2000 * slow);
+	assert_true(exists_rel(e, "home/c1"));
+	/* A hog is not: its own slots are full. */
+	stage_str(e, UB, "b-more", "home/b-more", "B's");
+	wait_count(e, UB, RS_MAX + 1);
+	tl_path(&e->t, p, sizeof(p), "home/b-more");
+	check_rc(ctl(e, &B, &out, "restore", p), 6, out);
+	expect_str(out, "busy: you have 4 restores running");
+	free(out);
+
+	for (i = 0; i < RS_GLOBAL; i++) {
+		if (rc[i] < 0)
+			rc[i] = job_wait(&e->jobs[i], (RS_TIMEOUT + 5) * 1000 *
+			    slow);
+		out = job_output(&e->jobs[i]);
+		if (rc[i] == 1 && strstr(out, "timed out") != NULL)
+			timed++;
+		else
+			fprintf(stderr, "restore %d: exit %d: %s\n", i, rc[i],
+			    out);
+		free(out);
+	}
+	assert_int_equal(timed, RS_GLOBAL);
+	dead_unmount(e);
+}
+
 int
 main(int argc, char *argv[])
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tree_restore, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_restore_hogs_fair,
+		    setup_restore, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unwritable, setup,
