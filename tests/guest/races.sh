@@ -51,6 +51,12 @@ done
 t_renameaway_sticky() { race renameaway-renameover 1700; }
 run_test "lockstep race renameaway-renameover, $ROUNDS rounds, $A's trash sticky" \
 	t_renameaway_sticky
+# $B renames over $A's file while she links its new trash link out and
+# restores it (moves it out of her trash) before his rename is done: his
+# rename's clean-up of that link must not remove the name she restored.
+t_restore_renameover() { race restore-renameover 0700; }
+run_test "lockstep race restore-renameover, $ROUNDS rounds, uids $A and $B" \
+	t_restore_renameover
 
 t_random() {
 	fresh_dir w 0

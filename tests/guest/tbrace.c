@@ -398,7 +398,15 @@ struct shared {
 	volatile int go;		/* the round both sides may start */
 	volatile int done[2];		/* the last round each side finished */
 	volatile int stop;
+	volatile int lost_names;	/* names a side made that went */
+	volatile int restored;		/* rounds whose trash link was moved out */
+	volatile int in_window;		/* ... before the other side was done */
 };
+
+/* What a side may look at besides its round's files. */
+static struct shared *race_sh;
+static const char *race_trash;		/* TRASH */
+static unsigned int race_owner;		/* the first uid */
 
 static void become(unsigned int uid)
 {
@@ -478,13 +486,12 @@ static void do_unlink(struct ring *r, const char *path, int i)
 		unlink(path);
 }
 
-static void do_rename(struct ring *r, const char *a, const char *b, int i,
-		      unsigned int flags)
+static int do_rename(struct ring *r, const char *a, const char *b, int i,
+		     unsigned int flags)
 {
 	if (i & 1)
-		uring_rename(r, a, b, flags);
-	else
-		syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, flags);
+		return uring_rename(r, a, b, flags);
+	return syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, flags);
 }
 
 static void ul_ax(struct ring *r, const char *d, int i)
@@ -517,7 +524,11 @@ static void ln_ax_bz(struct ring *r, const char *d, int i)
 
 static void rn_ax_bw(struct ring *r, const char *d, int i)
 {
-	do_rename(r, p(d, "a/x%d", i), p(d, "b/w%d", i), i, 0);
+	/*
+	 * Within the directory: no s_vfs_rename_mutex, so she queues on the
+	 * directory's lock while his trash link is made, ahead of his retry.
+	 */
+	do_rename(r, p(d, "a/x%d", i), p(d, "a/w%d", i), i, 0);
 }
 
 static void xchg_ax_by(struct ring *r, const char *d, int i)
@@ -532,6 +543,46 @@ static void ul_as_ax(struct ring *r, const char *d, int i)
 	do_unlink(r, p(d, "a/x%d", i), i);
 }
 
+/*
+ * The moment the other uid's rename over her file has given it a link in
+ * her trash, the owner links that trash link out (a second live name, in
+ * the other directory) and restores it (moves it out, as a restore
+ * does), both without her file's directory's lock.  The file then has
+ * two live names when his rename has replaced hers, so his trash link
+ * goes again, but only while it is in the trash: the name she restored
+ * must stay.  So she waits for his rename before looking.
+ */
+static void ln_mv_restore(struct ring *r, const char *d, int i)
+{
+	char link_[4096], extra[4096], back[4096];
+	struct stat st;
+	int moved = 0, early, linked;
+
+	snprintf(link_, sizeof(link_), "%s/%u/x%d", race_trash, race_owner, i);
+	snprintf(extra, sizeof(extra), "%s", p(d, "b/h%d", i));
+	snprintf(back, sizeof(back), "%s", p(d, "b/r%d", i));
+	while (race_sh->done[1] < i && stat(link_, &st) < 0)
+		sched_yield();
+	early = race_sh->done[1] < i;
+	if (i & 1)
+		linked = uring_link(r, link_, extra) == 0;
+	else
+		linked = link(link_, extra) == 0;
+	if (linked && do_rename(r, link_, back, i, 0) == 0) {
+		moved = 1;
+		/* Both before his rename was done: the case this is about. */
+		race_sh->in_window += early && race_sh->done[1] < i;
+	}
+	wait_for(&race_sh->done[1], i);
+	race_sh->restored += moved;
+	if (moved && lstat(back, &st) < 0) {
+		fprintf(stderr, "tbrace: round %d: %s, restored by its owner, "
+			"was removed by the other uid's rename\n", i, back);
+		race_sh->lost_names++;
+	}
+	errno = 0;
+}
+
 static const struct race races[] = {
 	{ "unlink-unlink", 0, setup_links, { ul_ax, ul_by } },
 	{ "renameover-unlink", 0, setup_links_src, { rn_as_ax, ul_by } },
@@ -543,6 +594,9 @@ static const struct race races[] = {
 	{ "renameover-renameaway", 0, setup_one_src, { rn_as_ax, rn_ax_bw } },
 	/* The other uid renames over the owner's file, which she renames away. */
 	{ "renameaway-renameover", 0, setup_one_src, { rn_ax_bw, rn_as_ax } },
+	/* The owner restores the trash link his rename over hers made. */
+	{ "restore-renameover", 0, setup_one_src,
+	  { ln_mv_restore, rn_as_ax } },
 };
 
 static int cmd_race(int argc, char **argv)
@@ -583,6 +637,9 @@ static int cmd_race(int argc, char **argv)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		die("mmap", "");
+	race_sh = sh;
+	race_trash = argv[2];
+	race_owner = uid[0];
 	for (k = 0; k < 2; k++) {
 		pid[k] = fork();
 		if (pid[k] < 0)
@@ -627,6 +684,15 @@ static int cmd_race(int argc, char **argv)
 	fclose(tagfile);
 	tagfile = NULL;
 	printf("# race %s: %d rounds\n", rc->name, n);
+	if (sh->restored)
+		printf("# race %s: %d trash links moved out, %d of them while "
+		       "the other side's rename was running\n", rc->name,
+		       sh->restored, sh->in_window);
+	if (sh->lost_names) {
+		fprintf(stderr, "tbrace: %d names made by one side were "
+			"removed by the other\n", sh->lost_names);
+		ret = 1;
+	}
 	return check(argv[1], argv[2], tags, rc->both_ok) || ret;
 }
 
