@@ -92,6 +92,7 @@ struct config {
 	uint64_t	 wipe_rate;	/* bytes per second, 0: unlimited */
 	int64_t		 audit_retention; /* seconds, 0: forever */
 	int64_t		 interval;	/* seconds between policy runs */
+	int64_t		 rescan_interval; /* seconds between rescans, 0: none */
 	char		*socket;	/* the control socket */
 	int64_t		 admin_gid;	/* admins' group, -1: root only */
 	int64_t		 client_timeout; /* seconds a client may stall */
@@ -197,6 +198,7 @@ struct trashd {
 	bool		 rescan;	/* a full scan is due */
 	struct scan_resume *resume;	/* the rescan in steps, NULL: none */
 	struct event	*rescan_ev;	/* its next step */
+	struct event	*periodic_ev;	/* each rescan-interval */
 	struct scan_dirq *rescan_dirs;	/* uid dirs to rescan after it */
 	size_t		 rescan_ndirs;
 	struct control	*control;	/* NULL: no control socket */

@@ -60,6 +60,7 @@ static const struct config_key config_keys[] = {
 	K("wipe-rate",		CT_SIZE_LIMIT,	wipe_rate),
 	K("audit-retention",	CT_DURATION_LIMIT, audit_retention),
 	K("policy-interval",	CT_INTERVAL,	interval),
+	K("rescan-interval",	CT_DURATION_LIMIT, rescan_interval),
 	K("socket",		CT_PATH,	socket),
 	K("admin-group",	CT_GROUP,	admin_gid),
 	K("client-timeout",	CT_DURATION_LIMIT, client_timeout),
@@ -90,6 +91,11 @@ config_default(void)
 	c->wipe_passes = 1;
 	c->audit_retention = 365 * 86400;
 	c->interval = 300;
+	/*
+	 * A stepwise read of every trash dir: some 10 us an entry, so an
+	 * hour costs a million-entry trash some 10 s of steps.
+	 */
+	c->rescan_interval = 3600;
 	c->socket = xstrdup(TRASHD_SOCKET);
 	c->admin_gid = -1;
 	c->client_timeout = 30;

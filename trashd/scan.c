@@ -473,6 +473,7 @@ scan_all(struct trashd *d)
  * only if its name does not hold its inode when the row is checked.
  */
 struct scan_resume {
+	const char	*why;		/* for the service status */
 	size_t		 fsi;		/* the filesystem, d->fs[fsi] */
 	bool		 listed;	/* its uid dirs are in uids */
 	uint32_t	*uids;
@@ -515,7 +516,7 @@ scan_resume_stop(struct trashd *d)
  * another one follows it.  It covers the uid dirs queued for a rescan.
  */
 void
-scan_resume_start(struct trashd *d)
+scan_resume_start(struct trashd *d, const char *why)
 {
 	if (d->resume != NULL && !d->resume->one) {
 		d->resume->again = true;
@@ -524,7 +525,8 @@ scan_resume_start(struct trashd *d)
 	scan_resume_stop(d);
 	d->rescan_ndirs = 0;
 	d->resume = xcalloc(1, sizeof(*d->resume));
-	notify_status("rescanning the trash after an inotify overflow");
+	d->resume->why = why;
+	notify_status("rescanning the trash %s", why);
 }
 
 /* A rescan of the uid dir @uid of d->fs[@fsi] alone. */
@@ -566,7 +568,7 @@ scan_resume_uid(struct trashd *d, struct tfs *fs, struct tuid *tu)
 		    d->rescan_dirs[i].uid == tu->uid)
 			return;
 	if (d->rescan_ndirs == SCAN_DIRQ_MAX) {
-		scan_resume_start(d);
+		scan_resume_start(d, "(too many stale trash dirs)");
 		return;
 	}
 	d->rescan_dirs = xreallocarray(d->rescan_dirs, d->rescan_ndirs + 1,
@@ -741,8 +743,10 @@ scan_resume_step(struct trashd *d, size_t budget)
 		return 1;
 	/* Over: everything again, or the next queued dir, or done. */
 	if (z->again) {
+		const char *why = z->why;
+
 		scan_resume_stop(d);
-		scan_resume_start(d);
+		scan_resume_start(d, why);
 		return 1;
 	}
 	scan_resume_stop(d);

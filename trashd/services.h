@@ -23,7 +23,7 @@ int	 scan_uid(struct trashd *, struct tfs *, struct tuid *);
 int	 scan_fs(struct trashd *, struct tfs *);
 int	 scan_all(struct trashd *);
 struct scan_resume;
-void	 scan_resume_start(struct trashd *);
+void	 scan_resume_start(struct trashd *, const char *why);
 void	 scan_resume_uid(struct trashd *, struct tfs *, struct tuid *);
 int	 scan_resume_step(struct trashd *, size_t budget);
 void	 scan_resume_stop(struct trashd *);

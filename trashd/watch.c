@@ -95,6 +95,21 @@ watch_dispatch(evutil_socket_t fd, short ev, void *arg)
 		fatalx("watch: cannot add the batch timer");
 }
 
+static void watch_periodic(evutil_socket_t, short, void *);
+
+/* The periodic rescan's timer, with the configuration's interval. */
+static void
+watch_periodic_start(struct trashd *d)
+{
+	struct timeval tv = { d->conf->rescan_interval, 0 };
+
+	if (d->conf->rescan_interval <= 0)
+		return;
+	d->periodic_ev = event_new(d->base, -1, EV_PERSIST, watch_periodic, d);
+	if (d->periodic_ev == NULL || event_add(d->periodic_ev, &tv) < 0)
+		fatalx("watch: cannot add the rescan-interval timer");
+}
+
 int
 watch_init(struct trashd *d)
 {
@@ -111,6 +126,7 @@ watch_init(struct trashd *d)
 		    d->rescan_ev == NULL ||
 		    event_add(d->inotify_ev, NULL))
 			fatalx("watch: cannot add the inotify event");
+		watch_periodic_start(d);
 	}
 	return 0;
 }
@@ -129,6 +145,9 @@ watch_close(struct trashd *d)
 	if (d->rescan_ev != NULL)
 		event_free(d->rescan_ev);
 	d->rescan_ev = NULL;
+	if (d->periodic_ev != NULL)
+		event_free(d->periodic_ev);
+	d->periodic_ev = NULL;
 	scan_resume_stop(d);
 	free(d->rescan_dirs);
 	d->rescan_dirs = NULL;
@@ -220,7 +239,28 @@ watch_overflow(struct trashd *d)
 {
 	log_warnx("watch: inotify queue overflow: rescanning");
 	d->rescan = false;
-	scan_resume_start(d);
+	scan_resume_start(d, "after an inotify overflow");
+	watch_rescan_arm(d);
+}
+
+/*
+ * Every rescan-interval: what inotify on the trash cannot see.  An entry
+ * changed through a name outside the trash (a hard link its owner made
+ * from it, a descriptor opened before it was trashed and kept open) is
+ * measured again, so its size in quotas and fair shares is stale for at
+ * most that long.  A rescan under way already does it.
+ */
+static void
+watch_periodic(evutil_socket_t fd, short ev, void *arg)
+{
+	struct trashd *d = arg;
+
+	(void)fd;
+	(void)ev;
+	if (d->resume != NULL)
+		return;
+	log_debug("watch: rescan (rescan-interval)");
+	scan_resume_start(d, "(rescan-interval)");
 	watch_rescan_arm(d);
 }
 

@@ -131,12 +131,20 @@ test_units(void **state)
 	assert_int_equal(c->client_timeout, 0);
 	assert_int_equal(c->restore_timeout, 120);
 	assert_int_equal(c->grace, 0);
+	assert_int_equal(c->rescan_interval, 3600);	/* the default */
 	config_free(c);
-	c = load("quota none\nwipe-rate unlimited\n", err, sizeof(err));
+	c = load("quota none\nwipe-rate unlimited\n"
+	    "rescan-interval forever\n", err, sizeof(err));
 	if (c == NULL)
 		fail_msg("%s", err);
 	assert_int_equal(c->quota, 0);
 	assert_int_equal(c->wipe_rate, 0);
+	assert_int_equal(c->rescan_interval, 0);
+	config_free(c);
+	c = load("rescan-interval 30m\n", err, sizeof(err));
+	if (c == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(c->rescan_interval, 1800);
 	config_free(c);
 }
 

@@ -408,6 +408,62 @@ test_stale_request_in_steps(void **state)
 	entry_clear(&e);
 }
 
+/*
+ * An entry grown through a hard link outside the trash (its owner may
+ * link it out, write, and remove that name): no event reaches the
+ * trash's watches, so the index kept its old size, which quotas and fair
+ * shares go by.  The rescan each rescan-interval measures it again.
+ */
+static void
+test_grown_outside(void **state)
+{
+	struct state s2 = { 0 };
+	struct tl_entry n = { .uid = 1000, .name = "grow", .path = "p/grow",
+	    .time = 1, .deleter = 1000, .flags = FS_UNRM_FL, .data = "x",
+	    .len = 1 };
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	char p[PATH_MAX], q[PATH_MAX], buf[65536];
+	struct config *c;
+	struct entry e;
+	int64_t size = -1;
+	int fd, i;
+
+	(void)state;
+	tl_setup(&s2.t);
+	tl_mkuid(&s2.t, 1000);
+	assert_non_null(s2.base = event_base_new());
+	c = tl_config(&s2.t);
+	c->rescan_interval = 1;
+	tl_open(&s2.t, &s2.d, c, s2.base);
+	tl_stage(&s2.t, &n);
+	assert_true(settle(&s2, 1000, 1));
+
+	tl_path(&s2.t, p, sizeof(p), ".trash/1000/grow");
+	tl_path(&s2.t, q, sizeof(q), "outside");
+	assert_int_equal(link(p, q), 0);
+	assert_true((fd = open(q, O_WRONLY | O_APPEND | O_CLOEXEC)) >= 0);
+	memset(buf, 'g', sizeof(buf));
+	for (i = 0; i < 4; i++)
+		assert_int_equal(write(fd, buf, sizeof(buf)), sizeof(buf));
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(unlink(q), 0);
+
+	/* Within the interval and its steps: 5 s at most. */
+	for (i = 0; i < 500 && size != 1 + 4 * (int64_t)sizeof(buf); i++) {
+		event_base_loop(s2.base, EVLOOP_NONBLOCK);
+		assert_int_equal(tl_entry_by_name(&s2.d, 1000, "grow", &e), 0);
+		size = e.size;
+		entry_clear(&e);
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(size, 1 + 4 * (int64_t)sizeof(buf));
+
+	daemon_close(&s2.d);
+	event_base_free(s2.base);
+	tl_teardown(&s2.t);
+}
+
 int
 main(void)
 {
@@ -420,6 +476,7 @@ main(void)
 		cmocka_unit_test(test_overflow_in_steps),
 		cmocka_unit_test(test_overflow_again_goes_on),
 		cmocka_unit_test(test_stale_request_in_steps),
+		cmocka_unit_test(test_grown_outside),
 	};
 
 	log_init(1, 0);
