@@ -92,8 +92,8 @@ config_default(void)
 	c->audit_retention = 365 * 86400;
 	c->interval = 300;
 	/*
-	 * A stepwise read of every trash dir: some 10 us an entry, so an
-	 * hour costs a million-entry trash some 10 s of steps.
+	 * A stepwise read of every trash dir, 25-50 us an entry (scan.c):
+	 * each hour a million-entry trash takes some 30 s of steps, 1%.
 	 */
 	c->rescan_interval = 3600;
 	c->socket = xstrdup(TRASHD_SOCKET);
