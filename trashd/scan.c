@@ -529,6 +529,13 @@ scan_resume_start(struct trashd *d, const char *why)
 	notify_status("rescanning the trash %s", why);
 }
 
+/* Whether a rescan of everything is under way. */
+bool
+scan_resume_full(const struct trashd *d)
+{
+	return d->resume != NULL && !d->resume->one;
+}
+
 /* A rescan of the uid dir @uid of d->fs[@fsi] alone. */
 static void
 scan_resume_one(struct trashd *d, size_t fsi, uint32_t uid)

@@ -24,6 +24,7 @@ int	 scan_fs(struct trashd *, struct tfs *);
 int	 scan_all(struct trashd *);
 struct scan_resume;
 void	 scan_resume_start(struct trashd *, const char *why);
+bool	 scan_resume_full(const struct trashd *);
 void	 scan_resume_uid(struct trashd *, struct tfs *, struct tuid *);
 int	 scan_resume_step(struct trashd *, size_t budget);
 void	 scan_resume_stop(struct trashd *);

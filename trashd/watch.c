@@ -257,7 +257,13 @@ watch_periodic(evutil_socket_t fd, short ev, void *arg)
 
 	(void)fd;
 	(void)ev;
-	if (d->resume != NULL)
+	/*
+	 * A full rescan under way measures everything already.  A rescan of
+	 * one uid's dir is replaced by a full one that covers it: any user
+	 * can keep one of those running (her own dir, found stale again and
+	 * again), so skipping for it would let her turn this off.
+	 */
+	if (scan_resume_full(d))
 		return;
 	log_debug("watch: rescan (rescan-interval)");
 	scan_resume_start(d, "(rescan-interval)");

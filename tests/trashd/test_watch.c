@@ -412,10 +412,11 @@ test_stale_request_in_steps(void **state)
  * An entry grown through a hard link outside the trash (its owner may
  * link it out, write, and remove that name): no event reaches the
  * trash's watches, so the index kept its old size, which quotas and fair
- * shares go by.  The rescan each rescan-interval measures it again.
+ * shares go by.  The rescan each rescan-interval measures it again, even
+ * while another user keeps a rescan of her own dir going (@hostile).
  */
 static void
-test_grown_outside(void **state)
+grown_outside(bool hostile)
 {
 	struct state s2 = { 0 };
 	struct tl_entry n = { .uid = 1000, .name = "grow", .path = "p/grow",
@@ -424,19 +425,25 @@ test_grown_outside(void **state)
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	char p[PATH_MAX], q[PATH_MAX], buf[65536];
 	struct config *c;
+	struct tuid *tu;
 	struct entry e;
 	int64_t size = -1;
 	int fd, i;
 
-	(void)state;
 	tl_setup(&s2.t);
 	tl_mkuid(&s2.t, 1000);
+	tl_mkuid(&s2.t, 1001);
 	assert_non_null(s2.base = event_base_new());
 	c = tl_config(&s2.t);
 	c->rescan_interval = 1;
 	tl_open(&s2.t, &s2.d, c, s2.base);
 	tl_stage(&s2.t, &n);
 	assert_true(settle(&s2, 1000, 1));
+	n.uid = 1001;
+	n.name = "hers";
+	tl_stage(&s2.t, &n);
+	assert_true(settle(&s2, 1001, 1));
+	assert_int_equal(trash_uid(&s2.d.fs[0], 1001, &tu), 0);
 
 	tl_path(&s2.t, p, sizeof(p), ".trash/1000/grow");
 	tl_path(&s2.t, q, sizeof(q), "outside");
@@ -451,6 +458,9 @@ test_grown_outside(void **state)
 
 	/* Within the interval and its steps: 5 s at most. */
 	for (i = 0; i < 500 && size != 1 + 4 * (int64_t)sizeof(buf); i++) {
+		/* As a request that finds her rows stale again and again. */
+		if (hostile)
+			watch_rescan_uid(&s2.d, &s2.d.fs[0], tu);
 		event_base_loop(s2.base, EVLOOP_NONBLOCK);
 		assert_int_equal(tl_entry_by_name(&s2.d, 1000, "grow", &e), 0);
 		size = e.size;
@@ -462,6 +472,20 @@ test_grown_outside(void **state)
 	daemon_close(&s2.d);
 	event_base_free(s2.base);
 	tl_teardown(&s2.t);
+}
+
+static void
+test_grown_outside(void **state)
+{
+	(void)state;
+	grown_outside(false);
+}
+
+static void
+test_grown_outside_hostile(void **state)
+{
+	(void)state;
+	grown_outside(true);
 }
 
 int
@@ -477,6 +501,7 @@ main(void)
 		cmocka_unit_test(test_overflow_again_goes_on),
 		cmocka_unit_test(test_stale_request_in_steps),
 		cmocka_unit_test(test_grown_outside),
+		cmocka_unit_test(test_grown_outside_hostile),
 	};
 
 	log_init(1, 0);
