@@ -589,6 +589,18 @@ restore_children(struct env *e, uid_t uid)
 	return n;
 }
 
+/* Start, as @w, the restore by id of @uid's entry @name, in @j. */
+static void
+restore_id_start(struct env *e, const struct who *w, int64_t uid,
+    const char *name, struct job *j)
+{
+	char id[32];
+
+	TL_SNPRINTF(id, sizeof(id), "%" PRId64, entry_id_named(e, uid, name));
+	job_start(e, &(const struct run){ .as = w },
+	    ARGS("restore", "--id", id), j);
+}
+
 /*
  * Finding 5: user A's restores hang (into a FUSE mount that never
  * answers, as a user can mount with fusermount): A gets RS_MAX of them,
@@ -599,7 +611,7 @@ static void
 test_restore_per_uid(void **state)
 {
 	struct env *e = *state;
-	char p[PATH_MAX], id[32], name[32];
+	char p[PATH_MAX], name[32];
 	char *out = NULL;
 	int rc[RS_HUNG], i, busy = 0, timed = 0, ended;
 	int64_t t0;
@@ -624,10 +636,7 @@ test_restore_per_uid(void **state)
 	/* By id: trashctl itself never looks into the dead mount. */
 	for (i = 0; i < RS_HUNG; i++) {
 		TL_SNPRINTF(name, sizeof(name), "h%d", i);
-		TL_SNPRINTF(id, sizeof(id), "%" PRId64,
-		    entry_id_named(e, UA, name));
-		job_start(e, &(const struct run){ .as = &A },
-		    ARGS("restore", "--id", id), &e->jobs[i]);
+		restore_id_start(e, &A, UA, name, &e->jobs[i]);
 		rc[i] = -1;
 	}
 	/* Until each one hangs in a child of trashd or has its answer. */
@@ -710,7 +719,7 @@ test_restore_hogs_fair(void **state)
 	const struct who *hog[] = { &A, &B, &ADM, &NOT };
 	const size_t nhog = sizeof(hog) / sizeof(hog[0]);
 	struct env *e = *state;
-	char p[PATH_MAX], id[32], name[32];
+	char p[PATH_MAX], name[32];
 	char *out = NULL;
 	int rc[RS_GLOBAL], i, k, running, ended, timed = 0;
 	int64_t t0;
@@ -737,10 +746,8 @@ test_restore_hogs_fair(void **state)
 
 	for (i = 0; i < RS_GLOBAL; i++) {
 		TL_SNPRINTF(name, sizeof(name), "h%d", i);
-		TL_SNPRINTF(id, sizeof(id), "%" PRId64,
-		    entry_id_named(e, hog[i / RS_MAX]->uid, name));
-		job_start(e, &(const struct run){ .as = hog[i / RS_MAX] },
-		    ARGS("restore", "--id", id), &e->jobs[i]);
+		restore_id_start(e, hog[i / RS_MAX], hog[i / RS_MAX]->uid, name,
+		    &e->jobs[i]);
 		rc[i] = -1;
 	}
 	/* Until every one hangs in a child of trashd (none may end). */
